@@ -1,0 +1,73 @@
+package io.github.pulsarbroadcast.broadcast;
+
+import io.github.pulsarbroadcast.broadcast.cnx.BroadcastChannelInitializer;
+import java.io.IOException;
+import javax.servlet.ServletException;
+import javax.servlet.ServletRequest;
+import javax.servlet.ServletResponse;
+import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.intercept.BrokerInterceptor;
+import org.apache.pulsar.broker.service.ServerCnx;
+import org.apache.pulsar.common.api.proto.BaseCommand;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The plugin's entry point: a {@link BrokerInterceptor} that a stock Pulsar 2.10 broker loads from the NAR named in
+ * {@code brokerInterceptors}. Its only job is in {@link #initialize}: it installs the plugin's connection handler
+ * before the broker binds its ports. The per-command callbacks are deliberately empty.
+ *
+ * <p>Threading: {@link #initialize} and {@link #close} run once, on the broker's start-up and shut-down threads;
+ * the callbacks run on Netty and web threads and touch no state. {@link #config} is written once in
+ * {@code initialize} before any connection exists and is volatile for readers on other threads.
+ */
+public class BroadcastBrokerInterceptor implements BrokerInterceptor {
+
+    private static final Logger log = LoggerFactory.getLogger(BroadcastBrokerInterceptor.class);
+
+    /** Single writer ({@link #initialize}); volatile for the readers. */
+    private volatile BroadcastConfig config;
+
+    @Override
+    public void initialize(PulsarService pulsar) {
+        BroadcastConfig cfg = BroadcastConfig.from(pulsar.getConfiguration().getProperties());
+        this.config = cfg;
+        if (!cfg.enabled()) {
+            log.info("pulsar-broadcast loaded but disabled ({}): every command goes to stock Pulsar", cfg);
+            return;
+        }
+        pulsar.getBrokerService().setPulsarChannelInitializerFactory(BroadcastChannelInitializer.factory(cfg));
+        log.info("pulsar-broadcast installed its connection handler ({})", cfg);
+    }
+
+    /** The configuration read at start-up, or null before {@link #initialize}. */
+    public BroadcastConfig config() {
+        return config;
+    }
+
+    @Override
+    public void onPulsarCommand(BaseCommand command, ServerCnx cnx) {
+        // Not used: broadcast commands are routed by the connection handler itself.
+    }
+
+    @Override
+    public void onConnectionClosed(ServerCnx cnx) {
+        // Not used.
+    }
+
+    @Override
+    public void onWebserviceRequest(ServletRequest request) throws IOException, ServletException {
+        // Not used.
+    }
+
+    @Override
+    public void onWebserviceResponse(ServletRequest request, ServletResponse response)
+            throws IOException, ServletException {
+        // Not used.
+    }
+
+    @Override
+    public void close() {
+        log.info("pulsar-broadcast interceptor closed");
+    }
+}

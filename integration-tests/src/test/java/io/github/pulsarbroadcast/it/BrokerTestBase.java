@@ -1,0 +1,81 @@
+package io.github.pulsarbroadcast.it;
+
+import io.github.pulsarbroadcast.standalone.EmbeddedPulsar;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.testng.annotations.AfterClass;
+import org.testng.annotations.BeforeClass;
+import org.testng.annotations.Listeners;
+
+/**
+ * One real cluster per test class: ZooKeeper, a bookie and a stock Pulsar 2.10.5 broker in this JVM on OS-assigned
+ * ports, with the plugin loaded from the NAR that the build copied to {@code target/interceptors} (or, with
+ * {@link #withPlugin()} false, no plugin at all). Creates {@code public/default} and a client.
+ *
+ * <p>Threading: TestNG runs set-up, tests and tear-down of a class on one thread at a time; fields are written in
+ * set-up and read by the tests.
+ */
+@Listeners(ThreadDumpOnTimeout.class)
+public abstract class BrokerTestBase {
+
+    /** Set by surefire; the fallback serves runs from an IDE in the module directory. */
+    private static final Path INTERCEPTORS =
+            Path.of(System.getProperty("pulsar.broadcast.interceptors", "target/interceptors"));
+
+    protected EmbeddedPulsar cluster;
+    protected PulsarClient client;
+
+    /** Whether the broker loads the plugin. */
+    protected boolean withPlugin() {
+        return true;
+    }
+
+    /** Subclasses add broker settings here (authentication, plugin keys...). */
+    protected void configureBroker(ServiceConfiguration conf) {
+    }
+
+    @BeforeClass(alwaysRun = true)
+    public void startCluster() throws Exception {
+        Path nars = null;
+        if (withPlugin()) {
+            if (!Files.isRegularFile(INTERCEPTORS.resolve("broadcast-subscription.nar"))) {
+                throw new IllegalStateException("No plugin NAR in " + INTERCEPTORS.toAbsolutePath()
+                        + ": run the tests through Maven (./mvnw verify), which builds and copies it");
+            }
+            nars = INTERCEPTORS;
+        }
+        cluster = EmbeddedPulsar.builder().interceptorsDirectory(nars).brokerConfig(this::configureBroker).build();
+        cluster.start();
+        client = newClient();
+    }
+
+    /** A new client of the cluster's first broker; the caller closes it. */
+    protected PulsarClient newClient() throws PulsarClientException {
+        return PulsarClient.builder().serviceUrl(cluster.serviceUrl()).build();
+    }
+
+    @AfterClass(alwaysRun = true)
+    public void stopCluster() {
+        if (client != null) {
+            try {
+                client.close();
+            } catch (PulsarClientException e) {
+                // The cluster goes away next; nothing to keep.
+            }
+            client = null;
+        }
+        if (cluster != null) {
+            cluster.close();
+            cluster = null;
+        }
+    }
+
+    /** A fresh persistent topic name in public/default. */
+    protected static String newTopic(String prefix) {
+        return "persistent://public/default/" + prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+}

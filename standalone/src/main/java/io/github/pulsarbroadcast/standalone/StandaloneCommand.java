@@ -1,0 +1,92 @@
+package io.github.pulsarbroadcast.standalone;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code pulsar-broadcast standalone}: ZooKeeper + a bookie + a broker with the plugin, in this JVM, until Ctrl-C.
+ *
+ * <p>Threading: {@link #call} runs on the main thread and then waits; the JVM's shutdown-hook thread closes the
+ * cluster. {@link #stopped} is the hand-over between them.
+ */
+@Command(name = "standalone", mixinStandardHelpOptions = true,
+        description = {"Start ZooKeeper, one bookie and one Pulsar 2.10.5 broker with the broadcast plugin in one JVM.",
+                "Creates tenant 'public' and namespace 'public/default'. Stop with Ctrl-C."})
+public final class StandaloneCommand implements Callable<Integer> {
+
+    @Option(names = "--port", defaultValue = "6650", description = "Pulsar binary protocol port (default: ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--web-port", defaultValue = "8080", description = "HTTP admin/REST port (default: ${DEFAULT-VALUE}).")
+    int webPort;
+
+    @Option(names = "--zookeeper-port", defaultValue = "2181", description = "ZooKeeper port (default: ${DEFAULT-VALUE}).")
+    int zookeeperPort;
+
+    @Option(names = "--bookie-port", defaultValue = "3181", description = "Bookie port (default: ${DEFAULT-VALUE}); keep it fixed across restarts, ledgers name their bookie by address.")
+    int bookiePort;
+
+    @Option(names = "--bind-address", defaultValue = "0.0.0.0", description = "Address the broker listens on (default: ${DEFAULT-VALUE}).")
+    String bindAddress;
+
+    @Option(names = "--data-dir", defaultValue = "data/standalone", description = "Where ZooKeeper and the bookie keep their data (default: ${DEFAULT-VALUE}).")
+    Path dataDir;
+
+    @Option(names = "--wipe", description = "Delete the data of a previous run before starting.")
+    boolean wipe;
+
+    @Option(names = "--interceptors-dir", description = "Directory with the plugin NAR (default: the one the build produced).")
+    Path interceptorsDir;
+
+    @Option(names = "--no-plugin", description = "Start a stock broker without the plugin (for comparisons).")
+    boolean noPlugin;
+
+    @Option(names = "--config", description = "A broker.conf-style file applied over the defaults (for example plugin keys such as broadcastExecutorThreads).")
+    Path configFile;
+
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    @Override
+    public Integer call() throws Exception {
+        Path nars = noPlugin ? null : resolveInterceptorsDir();
+        EmbeddedPulsar cluster = EmbeddedPulsar.builder()
+                .brokerPort(port).webPort(webPort).zookeeperPort(zookeeperPort).bookiePort(bookiePort)
+                .bindAddress(bindAddress).dataDir(dataDir).wipe(wipe).interceptorsDirectory(nars)
+                .configFile(configFile)
+                .build();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.out.println("Stopping pulsar-broadcast standalone...");
+            cluster.close();
+            stopped.countDown();
+        }, "standalone-shutdown"));
+        try {
+            cluster.start();
+        } catch (Exception e) {
+            cluster.close();
+            throw e;
+        }
+        System.out.println();
+        System.out.println("pulsar-broadcast standalone is running" + (nars == null ? " WITHOUT the plugin" : ""));
+        System.out.println("  service URL: " + cluster.serviceUrl());
+        System.out.println("  admin URL:   " + cluster.webServiceUrl());
+        System.out.println("  namespace:   public/default");
+        System.out.println("Press Ctrl-C to stop.");
+        stopped.await();
+        return 0;
+    }
+
+    private Path resolveInterceptorsDir() {
+        Path dir = interceptorsDir != null ? interceptorsDir : Path.of(System.getProperty(
+                "pulsar.broadcast.interceptors", "standalone/target/interceptors"));
+        if (!Files.isDirectory(dir)) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--interceptors-dir " + dir + " does not exist: build first (./mvnw -DskipTests package)");
+        }
+        return dir;
+    }
+}
