@@ -1,0 +1,106 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNotNull;
+import static org.testng.Assert.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.testng.annotations.AfterClass;
+import org.testng.annotations.Listeners;
+import org.testng.annotations.Test;
+
+/**
+ * The README's first command, for real: {@code bin/pulsar-broadcast standalone} in its own process (here on
+ * OS-assigned ports and a temporary data directory), reached by a Java client from this JVM, then stopped the way
+ * Ctrl-C stops it (SIGTERM runs the same shutdown hook).
+ *
+ * <p>Threading: the test thread drives the process; one reader thread copies its output into {@link #output}.
+ */
+@Listeners(ThreadDumpOnTimeout.class)
+public class StandaloneCommandTest {
+
+    private static final Path SCRIPT = Path.of("..", "bin", "pulsar-broadcast").toAbsolutePath().normalize();
+
+    private final List<String> output = new CopyOnWriteArrayList<>();
+    private Process process;
+    private Path dataDir;
+
+    @Test(groups = "integration", timeOut = 180_000)
+    public void standaloneServesAJavaClientAndStopsCleanly() throws Exception {
+        dataDir = Files.createTempDirectory("standalone-test-");
+        process = new ProcessBuilder(SCRIPT.toString(), "standalone", "--port", "0", "--web-port", "0",
+                "--zookeeper-port", "0", "--bookie-port", "0", "--bind-address", "127.0.0.1",
+                "--data-dir", dataDir.toString())
+                .redirectErrorStream(true).start();
+        Thread reader = new Thread(this::copyOutput, "standalone-output");
+        reader.setDaemon(true);
+        reader.start();
+
+        await().atMost(Duration.ofSeconds(120)).until(() -> line("service URL:") != null || !process.isAlive());
+        String serviceUrl = line("service URL:");
+        assertNotNull(serviceUrl, "standalone did not start:\n" + String.join("\n", output));
+        assertTrue(line("installed its connection handler") != null, "plugin not installed:\n" + output);
+
+        try (PulsarClient client = PulsarClient.builder()
+                .serviceUrl(serviceUrl.substring(serviceUrl.indexOf("pulsar://")).trim()).build();
+             Consumer<String> consumer = client.newConsumer(Schema.STRING)
+                     .topic("persistent://public/default/standalone-smoke").subscriptionName("smoke").subscribe();
+             Producer<String> producer = client.newProducer(Schema.STRING)
+                     .topic("persistent://public/default/standalone-smoke").create()) {
+            producer.send("hello standalone");
+            Message<String> msg = consumer.receive(30, TimeUnit.SECONDS);
+            assertNotNull(msg);
+            assertEquals(msg.getValue(), "hello standalone");
+        }
+
+        // SIGTERM, as Ctrl-C's sibling; Process.destroy() would also close our end of the pipe and lose the
+        // shutdown message.
+        process.toHandle().destroy();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "standalone did not stop on SIGTERM");
+        reader.join(TimeUnit.SECONDS.toMillis(10)); // the last lines may still be in the pipe
+        assertNotNull(line("Stopping pulsar-broadcast standalone"),
+                "no clean shutdown (exit code " + process.exitValue() + "):\n" + String.join("\n", output));
+    }
+
+    private String line(String marker) {
+        return output.stream().filter(l -> l.contains(marker)).findFirst().orElse(null);
+    }
+
+    private void copyOutput() {
+        try (BufferedReader in = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String l = in.readLine(); l != null; l = in.readLine()) {
+                output.add(l);
+            }
+        } catch (IOException e) {
+            // The process ended.
+        }
+    }
+
+    @AfterClass(alwaysRun = true)
+    public void stopProcess() throws Exception {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        if (dataDir != null) {
+            try (var paths = Files.walk(dataDir)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}
