@@ -1,12 +1,15 @@
 package io.github.pulsarbroadcast.broadcast;
 
 import io.github.pulsarbroadcast.broadcast.cnx.BroadcastChannelInitializer;
+import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
 import java.io.IOException;
+import java.util.Map;
 import javax.servlet.ServletException;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.intercept.BrokerInterceptor;
+import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.broker.service.ServerCnx;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.slf4j.Logger;
@@ -16,6 +19,8 @@ import org.slf4j.LoggerFactory;
  * The plugin's entry point: a {@link BrokerInterceptor} that a stock Pulsar 2.10 broker loads from the NAR named in
  * {@code brokerInterceptors}. Its only job is in {@link #initialize}: it installs the plugin's connection handler
  * before the broker binds its ports. The per-command callbacks are deliberately empty.
+ *
+ * <p>It also checks every new consumer ({@link #consumerCreated}).
  *
  * <p>Threading: {@link #initialize} and {@link #close} run once, on the broker's start-up and shut-down threads;
  * the callbacks run on Netty and web threads and touch no state. {@link #config} is written once in
@@ -27,6 +32,8 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
 
     /** Single writer ({@link #initialize}); volatile for the readers. */
     private volatile BroadcastConfig config;
+    /** Single writer ({@link #initialize}); volatile for {@link #close}. Null while disabled. */
+    private volatile BroadcastService service;
 
     @Override
     public void initialize(PulsarService pulsar) {
@@ -36,13 +43,31 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
             log.info("pulsar-broadcast loaded but disabled ({}): every command goes to stock Pulsar", cfg);
             return;
         }
-        pulsar.getBrokerService().setPulsarChannelInitializerFactory(BroadcastChannelInitializer.factory(cfg));
+        BroadcastService svc = new BroadcastService(pulsar, cfg);
+        this.service = svc;
+        pulsar.getBrokerService().setPulsarChannelInitializerFactory(BroadcastChannelInitializer.factory(svc));
         log.info("pulsar-broadcast installed its connection handler ({})", cfg);
     }
 
     /** The configuration read at start-up, or null before {@link #initialize}. */
     public BroadcastConfig config() {
         return config;
+    }
+
+    /**
+     * Safety net after every successful subscribe: a consumer that asked for broadcast but was attached to a plain
+     * subscription (the topic was unloaded and loaded again between the plugin's preparation and the stock attach)
+     * still has its join request pending. It is disconnected, and its client reconnects through the broadcast path.
+     */
+    @Override
+    public void consumerCreated(ServerCnx cnx, Consumer consumer, Map<String, String> metadata) {
+        if (cnx instanceof BroadcastServerCnx
+                && ((BroadcastServerCnx) cnx).takeBroadcastJoin(consumer.consumerId()) != null) {
+            log.warn("[{}][{}] Broadcast consumer {} was attached to a plain subscription; disconnecting it so that"
+                    + " it reconnects as broadcast", consumer.getSubscription().getTopicName(),
+                    consumer.getSubscription().getName(), consumer.consumerName());
+            consumer.disconnect();
+        }
     }
 
     @Override
@@ -68,6 +93,10 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
 
     @Override
     public void close() {
+        BroadcastService svc = service;
+        if (svc != null) {
+            svc.close();
+        }
         log.info("pulsar-broadcast interceptor closed");
     }
 }

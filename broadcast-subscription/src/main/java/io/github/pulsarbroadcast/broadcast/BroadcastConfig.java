@@ -1,5 +1,7 @@
 package io.github.pulsarbroadcast.broadcast;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Properties;
 
 /**
@@ -16,13 +18,41 @@ public final class BroadcastConfig {
 
     static final String ENABLED = PREFIX + "Enabled";
     static final String EXECUTOR_THREADS = PREFIX + "ExecutorThreads";
+    static final String RECONNECT_GRACE_SECONDS = PREFIX + "ReconnectGraceSeconds";
+    static final String MAX_READ_BATCH = PREFIX + "MaxReadBatchSize";
+    static final String WINDOW_MAX_ENTRIES = PREFIX + "WindowMaxEntries";
+    static final String WINDOW_MAX_BYTES = PREFIX + "WindowMaxBytes";
+    static final String MARK_DELETE_INTERVAL_MS = PREFIX + "MarkDeleteIntervalMs";
+
+    /** Every key with its range, in documentation order; the default is computed in {@link #from}. */
+    private static final Map<String, long[]> RANGES = new LinkedHashMap<>();
+
+    static {
+        RANGES.put(ENABLED, null);
+        RANGES.put(EXECUTOR_THREADS, new long[] {1, 1024});
+        RANGES.put(RECONNECT_GRACE_SECONDS, new long[] {0, 86_400});
+        RANGES.put(MAX_READ_BATCH, new long[] {1, 10_000});
+        RANGES.put(WINDOW_MAX_ENTRIES, new long[] {1, 1_000_000});
+        RANGES.put(WINDOW_MAX_BYTES, new long[] {1, Long.MAX_VALUE});
+        RANGES.put(MARK_DELETE_INTERVAL_MS, new long[] {10, 3_600_000});
+    }
 
     private final boolean enabled;
     private final int executorThreads;
+    private final int reconnectGraceSeconds;
+    private final int maxReadBatchSize;
+    private final int windowMaxEntries;
+    private final long windowMaxBytes;
+    private final long markDeleteIntervalMs;
 
-    private BroadcastConfig(boolean enabled, int executorThreads) {
-        this.enabled = enabled;
-        this.executorThreads = executorThreads;
+    private BroadcastConfig(Properties p) {
+        this.enabled = parseBoolean(p, ENABLED, true);
+        this.executorThreads = (int) parseLong(p, EXECUTOR_THREADS, Runtime.getRuntime().availableProcessors());
+        this.reconnectGraceSeconds = (int) parseLong(p, RECONNECT_GRACE_SECONDS, 60);
+        this.maxReadBatchSize = (int) parseLong(p, MAX_READ_BATCH, 100);
+        this.windowMaxEntries = (int) parseLong(p, WINDOW_MAX_ENTRIES, 1000);
+        this.windowMaxBytes = parseLong(p, WINDOW_MAX_BYTES, 64L * 1024 * 1024);
+        this.markDeleteIntervalMs = parseLong(p, MARK_DELETE_INTERVAL_MS, 1000);
     }
 
     /** The defaults, as documented. */
@@ -38,14 +68,12 @@ public final class BroadcastConfig {
      */
     public static BroadcastConfig from(Properties properties) {
         for (String name : properties.stringPropertyNames()) {
-            if (name.startsWith(PREFIX) && !name.equals(ENABLED) && !name.equals(EXECUTOR_THREADS)) {
+            if (name.startsWith(PREFIX) && !RANGES.containsKey(name)) {
                 throw new IllegalArgumentException("Unknown pulsar-broadcast configuration key '" + name
-                        + "'; known keys: " + ENABLED + ", " + EXECUTOR_THREADS);
+                        + "'; known keys: " + String.join(", ", RANGES.keySet()));
             }
         }
-        boolean enabled = parseBoolean(properties, ENABLED, true);
-        int threads = parseInt(properties, EXECUTOR_THREADS, Runtime.getRuntime().availableProcessors(), 1, 1024);
-        return new BroadcastConfig(enabled, threads);
+        return new BroadcastConfig(properties);
     }
 
     /** Whether broadcast subscriptions are served; when false every command goes to stock Pulsar. */
@@ -56,6 +84,32 @@ public final class BroadcastConfig {
     /** Threads of the subscription-keyed executor that runs broadcast dispatch work. */
     public int executorThreads() {
         return executorThreads;
+    }
+
+    /** How long a disconnected consumer's virtual cursor is kept for a reconnect with the same consumer name, and
+     *  how long after a subscription is loaded joining consumers start at its mark-delete position. */
+    public int reconnectGraceSeconds() {
+        return reconnectGraceSeconds;
+    }
+
+    /** Most entries one storage read asks for. */
+    public int maxReadBatchSize() {
+        return maxReadBatchSize;
+    }
+
+    /** Most entries the per-subscription window of recently read entries holds. */
+    public int windowMaxEntries() {
+        return windowMaxEntries;
+    }
+
+    /** Most payload bytes that window holds. */
+    public long windowMaxBytes() {
+        return windowMaxBytes;
+    }
+
+    /** How often the subscription's durable mark-delete position is brought up to the slowest consumer. */
+    public long markDeleteIntervalMs() {
+        return markDeleteIntervalMs;
     }
 
     private static boolean parseBoolean(Properties p, String key, boolean def) {
@@ -70,25 +124,29 @@ public final class BroadcastConfig {
         throw new IllegalArgumentException(key + "=" + v + " is not allowed: use true or false");
     }
 
-    private static int parseInt(Properties p, String key, int def, int min, int max) {
+    private static long parseLong(Properties p, String key, long def) {
         String v = p.getProperty(key);
         if (v == null || v.isBlank()) {
             return def;
         }
+        long[] range = RANGES.get(key);
         try {
-            int value = Integer.parseInt(v.trim());
-            if (value >= min && value <= max) {
+            long value = Long.parseLong(v.trim());
+            if (value >= range[0] && value <= range[1]) {
                 return value;
             }
         } catch (NumberFormatException e) {
             // fall through to the error below
         }
         throw new IllegalArgumentException(key + "=" + v.trim() + " is not allowed: use a whole number from "
-                + min + " to " + max);
+                + range[0] + " to " + range[1]);
     }
 
     @Override
     public String toString() {
-        return ENABLED + "=" + enabled + ", " + EXECUTOR_THREADS + "=" + executorThreads;
+        return ENABLED + "=" + enabled + ", " + EXECUTOR_THREADS + "=" + executorThreads + ", "
+                + RECONNECT_GRACE_SECONDS + "=" + reconnectGraceSeconds + ", " + MAX_READ_BATCH + "="
+                + maxReadBatchSize + ", " + WINDOW_MAX_ENTRIES + "=" + windowMaxEntries + ", " + WINDOW_MAX_BYTES
+                + "=" + windowMaxBytes + ", " + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs;
     }
 }

@@ -1,6 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.cnx;
 
-import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.service.PulsarChannelInitializer;
 import org.apache.pulsar.broker.service.ServerCnx;
@@ -14,21 +14,21 @@ import org.apache.pulsar.broker.service.ServerCnx;
  */
 public final class BroadcastChannelInitializer extends PulsarChannelInitializer {
 
-    private final BroadcastConfig config;
+    private final BroadcastService service;
 
-    private BroadcastChannelInitializer(PulsarService pulsar, PulsarChannelOptions opts, BroadcastConfig config)
+    private BroadcastChannelInitializer(PulsarService pulsar, PulsarChannelOptions opts, BroadcastService service)
             throws Exception {
         super(pulsar, opts);
-        this.config = config;
+        this.service = service;
     }
 
     /** The factory handed to {@code BrokerService.setPulsarChannelInitializerFactory}. */
-    public static Factory factory(BroadcastConfig config) {
-        return (pulsar, opts) -> new BroadcastChannelInitializer(pulsar, opts, config);
+    public static Factory factory(BroadcastService service) {
+        return (pulsar, opts) -> new BroadcastChannelInitializer(pulsar, opts, service);
     }
 
     @Override
     protected ServerCnx newServerCnx(PulsarService pulsar, String listenerName) {
-        return new BroadcastServerCnx(pulsar, listenerName, config);
+        return new BroadcastServerCnx(pulsar, listenerName, service);
     }
 }

@@ -1,27 +1,243 @@
 package io.github.pulsarbroadcast.broadcast.cnx;
 
-import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.BroadcastService;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastConsumer;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
+import io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionInstaller;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.authentication.AuthenticationDataSource;
+import org.apache.pulsar.broker.authentication.AuthenticationDataSubscription;
+import org.apache.pulsar.broker.service.BrokerService;
+import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.ServerCnx;
+import org.apache.pulsar.broker.service.Topic;
+import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
+import org.apache.pulsar.broker.service.persistent.PersistentTopic;
+import org.apache.pulsar.common.api.proto.CommandAck;
+import org.apache.pulsar.common.api.proto.CommandConnect;
+import org.apache.pulsar.common.api.proto.CommandFlow;
+import org.apache.pulsar.common.api.proto.CommandSeek;
+import org.apache.pulsar.common.api.proto.CommandSubscribe;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.api.proto.ProtocolVersion;
+import org.apache.pulsar.common.api.proto.ServerError;
+import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.policies.data.TopicOperation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One client connection. Subscribe, ack, flow, redeliver and close commands of broadcast consumers are routed to
- * the plugin; every other command, and every command of a stock consumer, goes to {@link ServerCnx} unchanged.
+ * One client connection. Subscribe, ack, flow and seek commands of broadcast consumers are routed to the plugin;
+ * every other command, and every command of a stock consumer, goes to {@link ServerCnx} unchanged.
  *
- * <p>Threading: like {@link ServerCnx}, every {@code handle*} method runs on this connection's Netty event-loop
- * thread.
+ * <p>A broadcast subscribe is prepared, then handed to the stock subscribe path: the plugin authorizes the consumer
+ * exactly as stock Pulsar does (so nothing is created for a client that may not consume), makes sure the topic holds
+ * a {@link BroadcastSubscription} under that name, records how the consumer asked to join, and calls
+ * {@link ServerCnx#handleSubscribe}, which authorizes again, validates, registers the consumer and attaches it.
+ *
+ * <p>Threading: like {@link ServerCnx}, every {@code handle*} method runs on this connection's Netty event loop; the
+ * continuation of a broadcast subscribe is put back on it. {@link #pendingJoins} and {@link #broadcastConsumers}
+ * are concurrent maps because stock Pulsar attaches and removes consumers on its own threads. Acknowledgements are
+ * applied on random executor threads and answered from there (Netty writes are thread-safe).
  */
 public class BroadcastServerCnx extends ServerCnx {
 
-    private final BroadcastConfig config;
+    private static final Logger log = LoggerFactory.getLogger(BroadcastServerCnx.class);
 
-    public BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastConfig config) {
+    private final BroadcastService service;
+    private final SubscriptionInstaller installer;
+    /** Consumer id to the initial position of a broadcast subscribe in flight; taken when the consumer attaches. */
+    private final Map<Long, InitialPosition> pendingJoins = new ConcurrentHashMap<>();
+    /** Consumer id to the attached broadcast consumer, for routing its acks and flows. */
+    private final Map<Long, BroadcastConsumer> broadcastConsumers = new ConcurrentHashMap<>();
+    /** Whether the client said it reads broker entry metadata; written once in handleConnect. */
+    private volatile boolean clientSupportsBrokerEntryMetadata;
+
+    public BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastService service) {
         super(pulsar, listenerName);
-        this.config = config;
+        this.service = service;
+        this.installer = new SubscriptionInstaller(service);
     }
 
-    /** The plugin configuration this connection was created with. */
-    public BroadcastConfig config() {
-        return config;
+    @Override
+    protected void handleConnect(CommandConnect connect) {
+        clientSupportsBrokerEntryMetadata = connect.hasFeatureFlags()
+                && connect.getFeatureFlags().isSupportsBrokerEntryMetadata();
+        super.handleConnect(connect);
+    }
+
+    /** Whether messages to this client keep their broker entry metadata (as stock Pulsar decides it). */
+    public boolean receivesBrokerEntryMetadata() {
+        return clientSupportsBrokerEntryMetadata
+                && getRemoteEndpointProtocolVersion() >= ProtocolVersion.v18.getValue()
+                && service.pulsar().getConfiguration().isExposingBrokerEntryMetadataToClientEnabled();
+    }
+
+    // ----- subscribe -----
+
+    @Override
+    protected void handleSubscribe(CommandSubscribe subscribe) {
+        if (!BroadcastMode.requested(subscribe)) {
+            if (!refusedStockConsumerOnBroadcast(subscribe)) {
+                super.handleSubscribe(subscribe);
+            }
+            return;
+        }
+        TopicName topicName;
+        try {
+            topicName = TopicName.get(subscribe.getTopic());
+        } catch (RuntimeException e) {
+            super.handleSubscribe(subscribe); // stock reports the invalid topic name
+            return;
+        }
+        String problem = BroadcastMode.explain(subscribe, topicName.isPersistent());
+        if (problem != null) {
+            log.warn("[{}][{}] Refused broadcast subscribe from {}: {}", topicName, subscribe.getSubscription(),
+                    getRemoteAddress(), problem);
+            getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError, problem);
+            return;
+        }
+        // The decoder reuses the command object: keep a copy for the asynchronous continuation.
+        CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
+        authorizeConsume(topicName, copy.getSubscription())
+                .thenCompose(authorized -> authorized ? prepare(topicName, copy).thenApply(v -> true)
+                        : CompletableFuture.completedFuture(false))
+                .whenComplete((prepared, error) -> ctx().executor().execute(() -> continueSubscribe(copy,
+                        Boolean.TRUE.equals(prepared), error)));
+    }
+
+    private void continueSubscribe(CommandSubscribe copy, boolean prepared, Throwable error) {
+        if (error != null) {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            log.warn("[{}][{}] Broadcast subscribe failed: {}", copy.getTopic(), copy.getSubscription(),
+                    cause.getMessage());
+            getCommandSender().sendErrorResponse(copy.getRequestId(), BrokerServiceException.getClientErrorCode(cause),
+                    cause.getMessage());
+            return;
+        }
+        if (prepared) {
+            pendingJoins.put(copy.getConsumerId(), copy.getInitialPosition());
+        }
+        // Not prepared means not authorized: the stock path refuses with its own message.
+        super.handleSubscribe(copy);
+    }
+
+    /** Finds or creates the topic as the stock path would, and installs the broadcast subscription in it. */
+    private CompletableFuture<Void> prepare(TopicName topicName, CommandSubscribe copy) {
+        BrokerService brokerService = getBrokerService();
+        boolean createTopic = copy.isForceTopicCreation() && brokerService.isAllowAutoTopicCreation(topicName);
+        return brokerService.getTopic(topicName.toString(), createTopic).thenCompose((Optional<Topic> topic) -> {
+            if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic)) {
+                return CompletableFuture.completedFuture(null); // the stock path reports the missing topic
+            }
+            Map<String, String> properties = new java.util.HashMap<>();
+            copy.getSubscriptionPropertiesList().forEach(kv -> properties.put(kv.getKey(), kv.getValue()));
+            return installer.install((PersistentTopic) topic.get(), copy.getSubscription(), copy.getInitialPosition(),
+                    properties, brokerService.isAllowAutoSubscriptionCreation(topicName));
+        });
+    }
+
+    /** Authorizes a CONSUME on the topic exactly as the stock subscribe path does (proxy roles included). */
+    private CompletableFuture<Boolean> authorizeConsume(TopicName topicName, String subscription) {
+        BrokerService brokerService = getBrokerService();
+        if (!brokerService.isAuthorizationEnabled()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        AuthenticationDataSource authData = new AuthenticationDataSubscription(getAuthenticationData(), subscription);
+        CompletableFuture<Boolean> proxyAllowed = CompletableFuture.completedFuture(true);
+        if (getOriginalPrincipal() != null) {
+            AuthenticationDataSource original = getOriginalAuthData() != null
+                    ? new AuthenticationDataSubscription(getOriginalAuthData(), subscription) : authData;
+            proxyAllowed = brokerService.getAuthorizationService().allowTopicOperationAsync(topicName,
+                    TopicOperation.CONSUME, getOriginalPrincipal(), original);
+        }
+        CompletableFuture<Boolean> allowed = brokerService.getAuthorizationService().allowTopicOperationAsync(
+                topicName, TopicOperation.CONSUME, getAuthRole(), authData);
+        return proxyAllowed.thenCombine(allowed, (a, b) -> a && b);
+    }
+
+    /**
+     * A consumer without the broadcast key asking for a subscription that this broker already serves as broadcast
+     * is refused here, with a message that says how to join it. (If the topic is not loaded yet, the subscription's
+     * own {@code addConsumer} refuses it.)
+     */
+    private boolean refusedStockConsumerOnBroadcast(CommandSubscribe subscribe) {
+        Optional<Topic> topic;
+        try {
+            topic = getBrokerService().getTopicReference(subscribe.getTopic());
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic)) {
+            return false;
+        }
+        PersistentSubscription existing = ((PersistentTopic) topic.get()).getSubscriptions()
+                .get(subscribe.getSubscription());
+        if (existing == null || !BroadcastSubscription.isMarkedBroadcast(existing)) {
+            return false;
+        }
+        getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError,
+                "Subscription '" + subscribe.getSubscription() + "' is a broadcast subscription: subscribe with"
+                        + " subscription type Failover and the subscription property (or consumer property) "
+                        + BroadcastMode.KEY + "=" + BroadcastMode.BROADCAST);
+        return true;
+    }
+
+    /** Takes the join request that a broadcast subscribe left for {@code consumerId}, or null if there is none. */
+    public InitialPosition takeBroadcastJoin(long consumerId) {
+        return pendingJoins.remove(consumerId);
+    }
+
+    public void registerBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
+        broadcastConsumers.put(consumerId, consumer);
+    }
+
+    public void forgetBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
+        broadcastConsumers.remove(consumerId, consumer);
+    }
+
+    // ----- flow, ack, seek -----
+
+    @Override
+    protected void handleFlow(CommandFlow flow) {
+        BroadcastConsumer bc = broadcastConsumers.get(flow.getConsumerId());
+        if (bc == null) {
+            super.handleFlow(flow);
+            return;
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("[{}] Flow {} for broadcast consumer {}", getRemoteAddress(), flow.getMessagePermits(), bc);
+        }
+        bc.flow(flow.getMessagePermits());
+    }
+
+    @Override
+    protected void handleAck(CommandAck ack) {
+        BroadcastConsumer bc = broadcastConsumers.get(ack.getConsumerId());
+        if (bc == null) {
+            super.handleAck(ack); // stock consumers, and ids this connection does not know (stock drops them)
+            return;
+        }
+        AckCopy copy = AckCopy.of(ack);
+        // Acks need no ordering: a random thread, never behind the dispatch work of any subscription.
+        service.executor().executeUnordered(() -> copy.applyTo(bc, this));
+    }
+
+    @Override
+    protected void handleSeek(CommandSeek seek) {
+        if (broadcastConsumers.containsKey(seek.getConsumerId())) {
+            getCommandSender().sendErrorResponse(seek.getRequestId(), ServerError.NotAllowedError,
+                    "Seek is not supported on a broadcast subscription: it would move every consumer; use"
+                            + " 'pulsar-admin topics reset-cursor' to move the whole subscription");
+            return;
+        }
+        super.handleSeek(seek);
     }
 }

@@ -1,0 +1,94 @@
+package io.github.pulsarbroadcast.broadcast;
+
+import java.util.List;
+import org.apache.pulsar.common.api.proto.CommandSubscribe;
+import org.apache.pulsar.common.api.proto.KeyValue;
+
+/**
+ * How a client asks for a broadcast subscription, and the broker's reading of one subscribe command.
+ *
+ * <p>A client declares subscription type {@code Failover} and sets {@value #KEY}={@value #BROADCAST} either as a
+ * <em>subscription property</em> (stored with the subscription's cursor, so the subscription stays broadcast across
+ * restarts) or as a <em>consumer property</em> (consumer metadata, which every Pulsar client can send). Failover is
+ * the declared type because every client allows cumulative acknowledgements on it.
+ *
+ * <p>Threading: stateless; any thread.
+ */
+public final class BroadcastMode {
+
+    /** The subscription (or consumer) property that selects broadcast. */
+    public static final String KEY = "pulsar.subscription.mode";
+    /** The only value the plugin serves. */
+    public static final String BROADCAST = "broadcast";
+
+    /** What one subscribe command asks for. */
+    public enum Request {
+        /** Neither property is set: stock Pulsar handles the consumer. */
+        STOCK,
+        /** {@value #KEY}={@value #BROADCAST}, and the rest of the command fits a broadcast subscription. */
+        BROADCAST,
+        /** The key is set but something else is wrong; {@link #explain} says what. */
+        INVALID
+    }
+
+    private BroadcastMode() {
+    }
+
+    /** Reads the command; pair with {@link #explain} for {@link Request#INVALID}. */
+    public static Request read(CommandSubscribe subscribe, boolean persistentTopic) {
+        return explain(subscribe, persistentTopic) == null
+                ? (requested(subscribe) ? Request.BROADCAST : Request.STOCK)
+                : Request.INVALID;
+    }
+
+    /** Whether either property carries the key, whatever its value. */
+    public static boolean requested(CommandSubscribe subscribe) {
+        return find(subscribe.getSubscriptionPropertiesList()) != null || find(subscribe.getMetadatasList()) != null;
+    }
+
+    /**
+     * Why the command cannot be served as a broadcast subscription, as a message for the client naming the key and
+     * what is allowed; null when it can be, or when it does not ask for broadcast at all.
+     */
+    public static String explain(CommandSubscribe subscribe, boolean persistentTopic) {
+        String subValue = find(subscribe.getSubscriptionPropertiesList());
+        String consumerValue = find(subscribe.getMetadatasList());
+        if (subValue == null && consumerValue == null) {
+            return null;
+        }
+        if (subValue != null && !BROADCAST.equals(subValue)) {
+            return "Subscription property " + KEY + "=" + subValue + " is not supported: the only allowed value is '"
+                    + BROADCAST + "'";
+        }
+        if (consumerValue != null && !BROADCAST.equals(consumerValue)) {
+            return "Consumer property " + KEY + "=" + consumerValue + " is not supported: the only allowed value is '"
+                    + BROADCAST + "'";
+        }
+        if (subscribe.getSubType() != CommandSubscribe.SubType.Failover) {
+            return KEY + "=" + BROADCAST + " needs subscription type Failover, not " + subscribe.getSubType()
+                    + " (a broadcast subscription gives every consumer every message; declare Failover)";
+        }
+        if (!persistentTopic) {
+            return KEY + "=" + BROADCAST + " needs a persistent topic: '" + subscribe.getTopic()
+                    + "' is non-persistent";
+        }
+        if (subscribe.hasDurable() && !subscribe.isDurable()) {
+            return KEY + "=" + BROADCAST + " needs a durable subscription: readers and non-durable consumers cannot"
+                    + " use it";
+        }
+        if (subscribe.hasReadCompacted() && subscribe.isReadCompacted()) {
+            return KEY + "=" + BROADCAST + " does not support readCompacted";
+        }
+        return null;
+    }
+
+    private static String find(List<KeyValue> properties) {
+        for (int i = 0; i < properties.size(); i++) {
+            KeyValue kv = properties.get(i);
+            if (KEY.equals(kv.getKey())) {
+                return kv.getValue();
+            }
+        }
+        return null;
+    }
+}

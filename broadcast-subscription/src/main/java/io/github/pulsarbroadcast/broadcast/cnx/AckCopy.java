@@ -1,0 +1,75 @@
+package io.github.pulsarbroadcast.broadcast.cnx;
+
+import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastConsumer;
+import org.apache.pulsar.common.api.proto.CommandAck;
+import org.apache.pulsar.common.api.proto.MessageIdData;
+import org.apache.pulsar.common.api.proto.ServerError;
+import org.apache.pulsar.common.protocol.Commands;
+
+/**
+ * What the plugin needs of one ack command, copied off the decoder's reused {@link CommandAck} so it can be applied
+ * on another thread.
+ *
+ * <p>A message id carrying an ack set acknowledges only part of a batch; the entry stays unacknowledged until a
+ * whole-entry ack comes (Pulsar clients send that once every message of the batch is acknowledged).
+ *
+ * <p>Threading: immutable after {@link #of}; {@link #applyTo} runs once, on any thread.
+ */
+final class AckCopy {
+
+    private final boolean cumulative;
+    private final long[] ledgerIds;
+    private final long[] entryIds;
+    /** -1 when the client asked for no receipt. */
+    private final long requestId;
+    private final boolean transactional;
+
+    private AckCopy(boolean cumulative, long[] ledgerIds, long[] entryIds, long requestId, boolean transactional) {
+        this.cumulative = cumulative;
+        this.ledgerIds = ledgerIds;
+        this.entryIds = entryIds;
+        this.requestId = requestId;
+        this.transactional = transactional;
+    }
+
+    static AckCopy of(CommandAck ack) {
+        int n = 0;
+        for (int i = 0; i < ack.getMessageIdsCount(); i++) {
+            if (ack.getMessageIdAt(i).getAckSetsCount() == 0) {
+                n++;
+            }
+        }
+        long[] ledgers = new long[n];
+        long[] entries = new long[n];
+        int j = 0;
+        for (int i = 0; i < ack.getMessageIdsCount(); i++) {
+            MessageIdData id = ack.getMessageIdAt(i);
+            if (id.getAckSetsCount() == 0) {
+                ledgers[j] = id.getLedgerId();
+                entries[j++] = id.getEntryId();
+            }
+        }
+        return new AckCopy(ack.getAckType() == CommandAck.AckType.Cumulative, ledgers, entries,
+                ack.hasRequestId() ? ack.getRequestId() : -1, ack.hasTxnidMostBits());
+    }
+
+    /** Applies the acks to the consumer's virtual cursor and answers the client if it asked for a receipt. */
+    void applyTo(BroadcastConsumer consumer, BroadcastServerCnx cnx) {
+        String error = null;
+        if (transactional) {
+            error = "Transactional acknowledgements are not supported on a broadcast subscription";
+        } else {
+            for (int i = 0; i < ledgerIds.length; i++) {
+                if (consumer.acknowledge(ledgerIds[i], entryIds[i], cumulative) == AckResult.NOT_SENT) {
+                    error = "Ack of " + ledgerIds[i] + ":" + entryIds[i] + " refused: that message was never sent to"
+                            + " this consumer";
+                }
+            }
+        }
+        if (requestId >= 0) {
+            cnx.ctx().writeAndFlush(Commands.newAckResponse(requestId, error == null ? null
+                    : ServerError.NotAllowedError, error, consumer.consumerId()));
+        }
+    }
+}

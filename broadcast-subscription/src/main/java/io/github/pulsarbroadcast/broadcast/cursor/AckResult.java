@@ -1,0 +1,13 @@
+package io.github.pulsarbroadcast.broadcast.cursor;
+
+/** The outcome of applying one acknowledgement to a {@link VirtualCursor}. */
+public enum AckResult {
+    /** The cumulative position moved forward. */
+    ADVANCED,
+    /** An individual ack above the cumulative position, kept until the gap below it closes. */
+    RECORDED,
+    /** Already acknowledged (at or below the cumulative position, or recorded before): nothing changed. */
+    DUPLICATE,
+    /** The position was never sent to this consumer (or is past the end of the topic): rejected. */
+    NOT_SENT
+}

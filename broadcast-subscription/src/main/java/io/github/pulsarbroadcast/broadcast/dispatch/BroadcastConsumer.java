@@ -1,0 +1,137 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
+import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import org.apache.pulsar.broker.service.Consumer;
+import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
+
+/**
+ * A stock {@link Consumer} attached to a broadcast subscription, with its {@link VirtualCursor} and its place in the
+ * dispatcher's bookkeeping.
+ *
+ * <p>Threading: {@link #consumer}, {@link #cnx} and {@link #cursor} are final. {@link #state} is owned by the
+ * dispatch thread. The output counters are single-writer (the connection's event-loop thread, after each write) and
+ * volatile for the dispatch thread, which publishes them into the stock consumer's stats.
+ */
+public final class BroadcastConsumer {
+
+    /** Where the dispatcher keeps this consumer. Dispatch thread only. */
+    enum State {
+        /** Nothing to do until a flow or a redelivery: no permits. */
+        IDLE,
+        /** At the tail with permits, waiting for the next entry to be written. */
+        WAITING,
+        /** Behind the tail with permits, queued to be served from the window. */
+        PENDING,
+        /** Behind the window with permits, waiting for a catch-up read. */
+        CATCHING_UP,
+        /** Removed from the subscription. */
+        REMOVED
+    }
+
+    final Consumer consumer;
+    final BroadcastServerCnx cnx;
+    final VirtualCursor cursor;
+    final boolean brokerEntryMetadata;
+
+    /** Dispatch thread only. */
+    State state = State.IDLE;
+    /** Set once when the consumer leaves; volatile so event-loop writes stop for it. */
+    private volatile boolean removed;
+    /** The owning dispatcher: final after construction. */
+    final BroadcastDispatcher dispatcher;
+
+    /** Single writer: the connection's event loop. */
+    private volatile long msgOut;
+    private volatile long bytesOut;
+    /** When this consumer was last sent something; single writer: the connection's event loop. */
+    private volatile long lastSentMillis;
+    /** When this consumer last acknowledged; written by ack threads (any writer, the latest store wins). */
+    volatile long lastAckedMillis;
+    /** What was last published into the stock consumer's stats. Dispatch thread only. */
+    private long publishedMsgOut;
+    private long publishedBytesOut;
+
+    BroadcastConsumer(BroadcastDispatcher dispatcher, Consumer consumer, BroadcastServerCnx cnx, VirtualCursor cursor,
+                      boolean brokerEntryMetadata) {
+        this.dispatcher = dispatcher;
+        this.consumer = consumer;
+        this.cnx = cnx;
+        this.cursor = cursor;
+        this.brokerEntryMetadata = brokerEntryMetadata;
+    }
+
+    void markRemoved() {
+        removed = true;
+        state = State.REMOVED;
+    }
+
+    boolean isRemoved() {
+        return removed;
+    }
+
+    public long consumerId() {
+        return consumer.consumerId();
+    }
+
+    /** Adds flow-control permits (from the consumer's flow command). */
+    public void flow(int permits) {
+        dispatcher.flow(this, permits);
+    }
+
+    /** Applies one acknowledgement; any thread. */
+    public io.github.pulsarbroadcast.broadcast.cursor.AckResult acknowledge(long ledgerId, long entryId,
+                                                                          boolean cumulative) {
+        return dispatcher.acknowledge(this, ledgerId, entryId, cumulative);
+    }
+
+    /** The virtual cursor (read-only use outside the dispatcher). */
+    public VirtualCursor cursor() {
+        return cursor;
+    }
+
+    String name() {
+        return consumer.consumerName();
+    }
+
+    /** Counts a write; called only on the connection's event loop. */
+    void countSent(int messages, int bytes) {
+        msgOut = msgOut + messages;
+        bytesOut = bytesOut + bytes;
+        lastSentMillis = System.currentTimeMillis();
+    }
+
+    long msgOut() {
+        return msgOut;
+    }
+
+    long bytesOut() {
+        return bytesOut;
+    }
+
+    /**
+     * Publishes what was sent since the last call into the stock {@link Consumer}'s counters (through its public
+     * {@code updateStats}), so that topic stats, rates and metrics show broadcast consumers like any other.
+     * Dispatch thread; {@code scratch} is reused between consumers.
+     */
+    void publishStats(ConsumerStatsImpl scratch) {
+        long m = msgOut;
+        long b = bytesOut;
+        scratch.msgOutCounter = m - publishedMsgOut;
+        scratch.bytesOutCounter = b - publishedBytesOut;
+        scratch.availablePermits = Math.max(cursor.permits(), 0);
+        scratch.lastConsumedTimestamp = lastSentMillis;
+        scratch.lastAckedTimestamp = lastAckedMillis;
+        scratch.unackedMessages = 0;
+        scratch.blockedConsumerOnUnackedMsgs = false;
+        scratch.avgMessagesPerEntry = 1;
+        consumer.updateStats(scratch);
+        publishedMsgOut = m;
+        publishedBytesOut = b;
+    }
+
+    @Override
+    public String toString() {
+        return consumer.consumerName() + "/" + consumer.consumerId() + " " + cursor;
+    }
+}

@@ -1,0 +1,94 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.BroadcastService;
+import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.bookkeeper.mledger.ManagedCursor;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.broker.service.BrokerServiceException;
+import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
+import org.apache.pulsar.broker.service.Consumer;
+import org.apache.pulsar.broker.service.TransportCnx;
+import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
+import org.apache.pulsar.broker.service.persistent.PersistentTopic;
+import org.apache.pulsar.common.api.proto.CommandAck.AckType;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+
+/**
+ * A durable subscription whose consumers each get every message: a stock {@link PersistentSubscription} (one
+ * managed cursor, stock stats, admin operations, retention) whose dispatcher is a {@link BroadcastDispatcher} that
+ * stock code can never replace, because {@link #addConsumer} is ours.
+ *
+ * <p>The subscription's cursor carries the subscription property {@value BroadcastMode#KEY}={@value
+ * BroadcastMode#BROADCAST}; a broker without the plugin therefore loads it as a plain subscription, intact.
+ *
+ * <p>Threading: as {@link PersistentSubscription} (its methods are called from stock Pulsar threads; consumer changes
+ * are serialised on this object's monitor, as stock does).
+ */
+public final class BroadcastSubscription extends PersistentSubscription {
+
+    private final BroadcastDispatcher broadcastDispatcher;
+
+    BroadcastSubscription(PersistentTopic topic, String name, ManagedCursor cursor, Map<String, String> properties,
+                          BroadcastService service, boolean recovering) {
+        super(topic, name, cursor, false, properties);
+        this.broadcastDispatcher = new BroadcastDispatcher(this, topic, cursor, service, recovering);
+        this.dispatcher = broadcastDispatcher;
+    }
+
+    /** Whether a subscription (of any class) is marked broadcast in its stored properties. */
+    public static boolean isMarkedBroadcast(PersistentSubscription subscription) {
+        return BroadcastMode.BROADCAST.equals(subscription.getSubscriptionProperties().get(BroadcastMode.KEY));
+    }
+
+    @Override
+    public CompletableFuture<Void> addConsumer(Consumer consumer) {
+        TransportCnx cnx = consumer.cnx();
+        InitialPosition join = cnx instanceof BroadcastServerCnx
+                ? ((BroadcastServerCnx) cnx).takeBroadcastJoin(consumer.consumerId()) : null;
+        if (join == null) {
+            return CompletableFuture.failedFuture(new NotAllowedException("Subscription '" + getName() + "' on "
+                    + topicName + " is a broadcast subscription: subscribe with subscription type Failover and the"
+                    + " subscription property (or consumer property) " + BroadcastMode.KEY + "="
+                    + BroadcastMode.BROADCAST));
+        }
+        synchronized (this) {
+            cursor.updateLastActive();
+            try {
+                broadcastDispatcher.join(consumer, (BroadcastServerCnx) cnx, join);
+                return CompletableFuture.completedFuture(null);
+            } catch (BrokerServiceException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+    }
+
+    /** Moves the durable mark-delete position to {@code position} through the stock acknowledgement path. */
+    void markDeleteUpTo(PositionImpl position) {
+        acknowledgeMessage(Collections.<Position>singletonList(position), AckType.Cumulative, Collections.emptyMap());
+    }
+
+    /** Whether {@code currentConsumers} already reaches the topic's {@code maxConsumersPerSubscription} policy. */
+    boolean isMaxConsumersReached(int currentConsumers) {
+        if (topic.isSystemTopic()) {
+            return false;
+        }
+        Integer max = topic.getHierarchyTopicPolicies().getMaxConsumersPerSubscription().get();
+        return max != null && max > 0 && currentConsumers >= max;
+    }
+
+    /** The broadcast dispatcher (also {@link #getDispatcher()}). */
+    public BroadcastDispatcher broadcastDispatcher() {
+        return broadcastDispatcher;
+    }
+
+    @Override
+    public List<Consumer> getConsumers() {
+        return broadcastDispatcher.getConsumers();
+    }
+}

@@ -1,0 +1,125 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.netty.channel.ChannelHandlerContext;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * All the messages one dispatch round sends on one connection: one task on that connection's event loop and one
+ * flush, however many of the subscription's consumers share the connection. The entries' bytes are shared: each
+ * write takes a retained slice of the same buffer, and only the small per-consumer command header differs.
+ *
+ * <p>Threading: built on the dispatch thread, then handed to the event loop (the executor's hand-off publishes it)
+ * and run there once. It holds one reference to each of its entries from {@link #addEntry} until {@link #run} ends.
+ */
+final class ConnectionSend implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(ConnectionSend.class);
+
+    private final String topic;
+    private final int partitionIndex;
+    /** The distinct entries of this send, each retained once. */
+    private final List<WindowEntry> entries = new ArrayList<>(4);
+    private final List<BroadcastConsumer> consumers = new ArrayList<>();
+    private long[] epochs = new long[8];
+    /** Consumer c sends entries[plan[i]] for i in [planStart[c], planStart[c + 1]). */
+    private int[] planStart = new int[9];
+    private int[] plan = new int[8];
+    private int planSize;
+
+    ConnectionSend(String topic, int partitionIndex) {
+        this.topic = topic;
+        this.partitionIndex = partitionIndex;
+    }
+
+    /** Starts the list of entries for {@code consumer}; {@link #addEntry} calls that follow belong to it. */
+    void startConsumer(BroadcastConsumer consumer, long epoch) {
+        int c = consumers.size();
+        if (c == epochs.length) {
+            // epochs holds one slot per consumer, planStart one more (the end of the last consumer's list).
+            epochs = Arrays.copyOf(epochs, c * 2);
+            planStart = Arrays.copyOf(planStart, c * 2 + 1);
+        }
+        consumers.add(consumer);
+        epochs[c] = epoch;
+        planStart[c] = planSize;
+        planStart[c + 1] = planSize;
+    }
+
+    /** Adds {@code entry} to the current consumer's list. */
+    void addEntry(WindowEntry entry) {
+        if (planSize == plan.length) {
+            plan = Arrays.copyOf(plan, plan.length * 2);
+        }
+        plan[planSize++] = indexOf(entry);
+        planStart[consumers.size()] = planSize;
+    }
+
+    /** Drops the current consumer if nothing was added for it. */
+    void endConsumer() {
+        int c = consumers.size() - 1;
+        if (c >= 0 && planStart[c] == planSize) {
+            consumers.remove(c);
+        }
+    }
+
+    boolean isEmpty() {
+        return consumers.isEmpty();
+    }
+
+    private int indexOf(WindowEntry entry) {
+        // Consumers of one connection are mostly at the same position: look at the newest entries first.
+        for (int i = entries.size() - 1; i >= 0; i--) {
+            if (entries.get(i) == entry) {
+                return i;
+            }
+        }
+        entry.retain();
+        entries.add(entry);
+        return entries.size() - 1;
+    }
+
+    @Override
+    public void run() {
+        try {
+            ChannelHandlerContext ctx = consumers.get(0).cnx.ctx();
+            for (int c = 0; c < consumers.size(); c++) {
+                write(ctx, c);
+            }
+            ctx.flush();
+        } catch (RuntimeException e) {
+            log.warn("[{}] Sending to {} consumers failed: {}", topic, consumers.size(), e.toString());
+        } finally {
+            release();
+        }
+    }
+
+    /** Gives back the entries without sending (the connection is gone or the dispatcher closed). */
+    void release() {
+        for (int i = 0; i < entries.size(); i++) {
+            entries.get(i).release();
+        }
+        entries.clear();
+    }
+
+    private void write(ChannelHandlerContext ctx, int c) {
+        BroadcastConsumer bc = consumers.get(c);
+        if (bc.isRemoved()) {
+            return;
+        }
+        int messages = 0;
+        int bytes = 0;
+        for (int i = planStart[c]; i < planStart[c + 1]; i++) {
+            WindowEntry e = entries.get(plan[i]);
+            ctx.write(bc.cnx.newMessageAndIntercept(bc.consumerId(), e.position.getLedgerId(),
+                    e.position.getEntryId(), partitionIndex, 0, e.payloadFor(bc.brokerEntryMetadata), null, topic,
+                    epochs[c]), ctx.voidPromise());
+            messages += e.messages;
+            bytes += e.payloadSize();
+        }
+        bc.countSent(messages, bytes);
+    }
+}

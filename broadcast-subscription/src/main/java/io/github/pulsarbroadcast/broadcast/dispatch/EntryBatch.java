@@ -1,0 +1,61 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+
+/**
+ * The entries of one storage read, in position order, holding one reference to each until {@link #release}.
+ *
+ * <p>Threading: the dispatch thread only.
+ */
+final class EntryBatch implements EntrySource {
+
+    private final List<WindowEntry> entries;
+    private final PositionImpl after;
+
+    private EntryBatch(List<WindowEntry> entries, PositionImpl after) {
+        this.entries = entries;
+        this.after = after;
+    }
+
+    /** Takes over the read's entries; {@code after} is the position following the last one. */
+    static EntryBatch of(List<Entry> read, PositionImpl after) {
+        List<WindowEntry> entries = new ArrayList<>(read.size());
+        for (Entry entry : read) {
+            entries.add(WindowEntry.of(entry));
+        }
+        return new EntryBatch(entries, after);
+    }
+
+    @Override
+    public int size() {
+        return entries.size();
+    }
+
+    @Override
+    public WindowEntry get(int i) {
+        return entries.get(i);
+    }
+
+    @Override
+    public PositionImpl after() {
+        return after;
+    }
+
+    PositionImpl first() {
+        return entries.get(0).position;
+    }
+
+    PositionImpl last() {
+        return entries.get(entries.size() - 1).position;
+    }
+
+    void release() {
+        for (WindowEntry e : entries) {
+            e.release();
+        }
+        entries.clear();
+    }
+}

@@ -1,0 +1,33 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+
+/**
+ * An ordered run of entries that a dispatch round sends from: the {@link EntryWindow} or one {@link EntryBatch}.
+ *
+ * <p>Threading: the dispatch thread only.
+ */
+interface EntrySource {
+
+    int size();
+
+    WindowEntry get(int i);
+
+    /** The position that follows the last entry (where a consumer that took everything continues). */
+    PositionImpl after();
+
+    /** Index of the first entry at or after {@code position}, or {@link #size()} if there is none. */
+    default int indexAtOrAfter(PositionImpl position) {
+        int lo = 0;
+        int hi = size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (get(mid).position.compareTo(position) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+}

@@ -1,0 +1,108 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.BroadcastService;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
+import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
+import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
+import org.apache.pulsar.broker.service.Dispatcher;
+import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
+import org.apache.pulsar.broker.service.persistent.PersistentTopic;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Puts a {@link BroadcastSubscription} into a topic's live subscription map before the stock subscribe path looks
+ * the subscription up, so that stock Pulsar (authorization, limits, consumer registration) does the rest and attaches
+ * the consumer to our subscription.
+ *
+ * <ul>
+ *   <li>New subscription: created through the stock {@code PersistentTopic.createSubscription} (which checks the
+ *       topic's subscription limit and stores the subscription properties with the new cursor, including
+ *       {@value BroadcastMode#KEY}={@value BroadcastMode#BROADCAST}), then adopted.</li>
+ *   <li>Existing plain object for a broadcast cursor (the topic was just loaded: stock Pulsar creates a plain
+ *       subscription for every cursor): adopted, same cursor, if no consumer is attached to it.</li>
+ *   <li>Existing subscription that is not broadcast: refused with a message that says so.</li>
+ * </ul>
+ *
+ * <p>Threading: stateless; runs on whatever thread completes the topic lookup. Adoption swaps the map entry with
+ * compare-and-remove then put-if-absent, and retries if another thread raced it.
+ */
+public final class SubscriptionInstaller {
+
+    private static final Logger log = LoggerFactory.getLogger(SubscriptionInstaller.class);
+
+    private final BroadcastService service;
+
+    public SubscriptionInstaller(BroadcastService service) {
+        this.service = service;
+    }
+
+    /**
+     * Makes sure {@code name} on {@code topic} is a broadcast subscription.
+     *
+     * @param allowCreate whether a missing subscription may be created ({@code allowAutoSubscriptionCreation})
+     */
+    public CompletableFuture<Void> install(PersistentTopic topic, String name, InitialPosition initialPosition,
+                                           Map<String, String> requestedProperties, boolean allowCreate) {
+        PersistentSubscription existing = topic.getSubscriptions().get(name);
+        if (existing != null) {
+            return adopt(topic, existing, true);
+        }
+        if (!allowCreate) {
+            return CompletableFuture.failedFuture(new SubscriptionNotFoundException("Subscription does not exist"));
+        }
+        Map<String, String> properties = new HashMap<>(requestedProperties);
+        properties.put(BroadcastMode.KEY, BroadcastMode.BROADCAST);
+        return topic.createSubscription(name, initialPosition, false, properties)
+                .thenCompose(created -> adopt(topic, (PersistentSubscription) created, false));
+    }
+
+    private CompletableFuture<Void> adopt(PersistentTopic topic, PersistentSubscription existing, boolean loaded) {
+        for (int attempt = 0; attempt < 10; attempt++) {
+            if (existing instanceof BroadcastSubscription) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (!BroadcastSubscription.isMarkedBroadcast(existing)) {
+                return CompletableFuture.failedFuture(new NotAllowedException("Subscription '" + existing.getName()
+                        + "' already exists and is not a broadcast subscription: use another subscription name, or"
+                        + " drop " + BroadcastMode.KEY + " to join it as a stock consumer"));
+            }
+            synchronized (existing) {
+                if (!existing.getConsumers().isEmpty()) {
+                    return CompletableFuture.failedFuture(new SubscriptionBusyException("Subscription '"
+                            + existing.getName() + "' is in use by consumers without " + BroadcastMode.KEY + "="
+                            + BroadcastMode.BROADCAST));
+                }
+                if (topic.getSubscriptions().remove(existing.getName(), existing)) {
+                    closeStockDispatcher(existing);
+                    BroadcastSubscription ours = new BroadcastSubscription(topic, existing.getName(),
+                            existing.getCursor(), existing.getSubscriptionProperties(), service, loaded);
+                    PersistentSubscription raced = topic.getSubscriptions().putIfAbsent(existing.getName(), ours);
+                    if (raced == null) {
+                        log.info("[{}][{}] Broadcast subscription installed ({})", topic.getName(),
+                                existing.getName(), loaded ? "loaded" : "created");
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    ours.broadcastDispatcher().close();
+                }
+            }
+            existing = topic.getSubscriptions().get(existing.getName());
+            if (existing == null) {
+                return CompletableFuture.failedFuture(new SubscriptionNotFoundException("Subscription was removed"));
+            }
+        }
+        return CompletableFuture.failedFuture(new SubscriptionBusyException("Subscription is changing, retry"));
+    }
+
+    private static void closeStockDispatcher(PersistentSubscription stock) {
+        Dispatcher old = stock.getDispatcher();
+        if (old != null) {
+            old.close();
+        }
+    }
+}

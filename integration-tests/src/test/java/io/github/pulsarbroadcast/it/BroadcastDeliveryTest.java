@@ -1,0 +1,130 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNotNull;
+import static org.testng.Assert.assertTrue;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.Schema;
+import org.testng.annotations.Test;
+
+/** Semantics 1 and 2: every consumer gets every message, in order and unchanged; each entry is read once. */
+public class BroadcastDeliveryTest extends BroadcastTestBase {
+
+    /** Small enough that a 50 KB message is chunked (2.10 clients chunk above the broker's maximum). */
+    private static final int MAX_MESSAGE_SIZE = 16 * 1024;
+
+    @Override
+    protected void configureBroker(org.apache.pulsar.broker.ServiceConfiguration conf) {
+        conf.setMaxMessageSize(MAX_MESSAGE_SIZE);
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void everyConsumerReceivesEveryMessageInOrder() throws Exception {
+        String topic = newTopic("every");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 10);
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = publish(producer, "alert", 100);
+            assertEveryoneReceives(consumers, sent);
+        } finally {
+            closeAll(consumers);
+        }
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void messagesArriveUnchanged() throws Exception {
+        String topic = newTopic("unchanged");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 3);
+        try (Producer<String> producer = producer(topic)) {
+            for (int i = 0; i < 5; i++) {
+                producer.newMessage().key("road-" + i).value("damage-" + i).property("severity", "s" + i)
+                        .eventTime(1_000_000L + i).send();
+            }
+            for (Consumer<String> c : consumers) {
+                for (int i = 0; i < 5; i++) {
+                    Message<String> m = c.receive(30, TimeUnit.SECONDS);
+                    assertNotNull(m);
+                    assertEquals(m.getValue(), "damage-" + i);
+                    assertEquals(m.getKey(), "road-" + i);
+                    assertEquals(m.getProperty("severity"), "s" + i);
+                    assertEquals(m.getEventTime(), 1_000_000L + i);
+                    c.acknowledge(m);
+                }
+            }
+        } finally {
+            closeAll(consumers);
+        }
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void batchedMessagesArriveIntactAndInOrder() throws Exception {
+        String topic = newTopic("batched");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 3);
+        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).enableBatching(true)
+                .batchingMaxMessages(10).batchingMaxPublishDelay(50, TimeUnit.MILLISECONDS).create()) {
+            List<String> sent = new ArrayList<>();
+            for (int i = 0; i < 95; i++) {
+                String v = "batched-" + i;
+                producer.sendAsync(v);
+                sent.add(v);
+            }
+            producer.flush();
+            assertEveryoneReceives(consumers, sent);
+        } finally {
+            closeAll(consumers);
+        }
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void chunkedMessagesArriveWhole() throws Exception {
+        String topic = newTopic("chunked");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 3);
+        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).enableBatching(false)
+                .enableChunking(true).create()) {
+            String big = "x".repeat(50_000) + "-end";
+            producer.send(big);
+            producer.send("small");
+            for (Consumer<String> c : consumers) {
+                assertEquals(receive(c, 2), List.of(big, "small"));
+            }
+        } finally {
+            closeAll(consumers);
+        }
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void eachEntryIsReadOnceForAllConsumers() throws Exception {
+        String topic = newTopic("read-once");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 20);
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = publish(producer, "m", 50);
+            assertEveryoneReceives(consumers, sent);
+            BroadcastDispatcher dispatcher = dispatcher(topic, "fleet");
+            assertEquals(dispatcher.tailEntriesRead(), 50, "entries read at the tail");
+            assertEquals(dispatcher.catchUpEntriesRead(), 0, "entries read again for consumers behind");
+            assertEquals(dispatcher.getConsumers().size(), 20);
+        } finally {
+            closeAll(consumers);
+        }
+    }
+
+    @Test(groups = "integration", timeOut = 60_000)
+    public void subscriptionIsStoredAsBroadcast() throws Exception {
+        String topic = newTopic("stored");
+        try (Consumer<String> c = broadcastConsumer(topic, "fleet", "only")) {
+            assertTrue(brokerSubscription(topic, "fleet") instanceof BroadcastSubscription);
+            Map<String, String> props = cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet")
+                    .getSubscriptionProperties();
+            assertEquals(props.get(BroadcastMode.KEY), BroadcastMode.BROADCAST);
+        }
+    }
+}

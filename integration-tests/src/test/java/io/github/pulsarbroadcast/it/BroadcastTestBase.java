@@ -1,0 +1,97 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNotNull;
+
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
+import org.apache.pulsar.broker.service.persistent.PersistentTopic;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.Schema;
+
+/**
+ * Helpers for broadcast tests on the shared real cluster of {@link BrokerTestBase}: broadcast consumers built with
+ * the shipped Java helper, publishing, and receiving in order.
+ *
+ * <p>Threading: TestNG's test thread only.
+ */
+public abstract class BroadcastTestBase extends BrokerTestBase {
+
+    /** A broadcast consumer named {@code name} on {@code topic}/{@code subscription}. */
+    protected Consumer<String> broadcastConsumer(String topic, String subscription, String name)
+            throws PulsarClientException {
+        return Broadcast.configure(client.newConsumer(Schema.STRING))
+                .topic(topic).subscriptionName(subscription).consumerName(name).subscribe();
+    }
+
+    protected List<Consumer<String>> broadcastConsumers(String topic, String subscription, int count)
+            throws PulsarClientException {
+        List<Consumer<String>> consumers = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            consumers.add(broadcastConsumer(topic, subscription, "c" + i));
+        }
+        return consumers;
+    }
+
+    protected Producer<String> producer(String topic) throws PulsarClientException {
+        return client.newProducer(Schema.STRING).topic(topic).enableBatching(false).create();
+    }
+
+    /** Sends {@code prefix-0 .. prefix-(n-1)} and returns them. */
+    protected static List<String> publish(Producer<String> producer, String prefix, int n)
+            throws PulsarClientException {
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String value = prefix + "-" + i;
+            producer.send(value);
+            sent.add(value);
+        }
+        return sent;
+    }
+
+    /** Receives exactly {@code n} messages (acknowledging each) and returns their values in arrival order. */
+    protected static List<String> receive(Consumer<String> consumer, int n) throws PulsarClientException {
+        List<String> values = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Message<String> msg = consumer.receive(30, TimeUnit.SECONDS);
+            assertNotNull(msg, consumer.getConsumerName() + " got " + i + " of " + n + " messages: " + values);
+            values.add(msg.getValue());
+            consumer.acknowledge(msg);
+        }
+        return values;
+    }
+
+    /** Asserts that every consumer receives exactly {@code expected}, in order. */
+    protected static void assertEveryoneReceives(List<Consumer<String>> consumers, List<String> expected)
+            throws PulsarClientException {
+        for (Consumer<String> c : consumers) {
+            assertEquals(receive(c, expected.size()), expected, "consumer " + c.getConsumerName());
+        }
+    }
+
+    protected PersistentTopic brokerTopic(String topic) {
+        return (PersistentTopic) cluster.broker().getBrokerService().getTopicReference(topic).orElseThrow();
+    }
+
+    protected PersistentSubscription brokerSubscription(String topic, String subscription) {
+        return brokerTopic(topic).getSubscription(subscription);
+    }
+
+    protected BroadcastDispatcher dispatcher(String topic, String subscription) {
+        return ((BroadcastSubscription) brokerSubscription(topic, subscription)).broadcastDispatcher();
+    }
+
+    protected static void closeAll(List<? extends AutoCloseable> closeables) throws Exception {
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+    }
+}
