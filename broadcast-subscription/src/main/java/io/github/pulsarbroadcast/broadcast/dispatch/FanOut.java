@@ -57,6 +57,8 @@ final class FanOut {
 
     private boolean tailReadPending;
     private boolean catchUpReadPending;
+    /** The range the catch-up read in flight asked for. */
+    private PositionImpl catchUpRequestedFrom;
     private PositionImpl catchUpRequestedUpTo;
     private boolean servicePassScheduled;
     private boolean closed;
@@ -334,8 +336,14 @@ final class FanOut {
         // after the cursor was moved forward).
         PositionImpl limit = window.size() > 0 && first.compareTo(window.firstPosition()) < 0
                 ? window.firstPosition() : frontier();
+        // Read no more than the consumers at the lowest position can take now: the rest would be read again.
+        int wanted = 1;
+        for (BroadcastConsumer bc : catchingUp.get(first)) {
+            wanted = Math.max(wanted, bc.cursor.permits());
+        }
+        int count = Math.min(config.maxReadBatchSize(), wanted);
         TreeSet<PositionImpl> positions = new TreeSet<>();
-        for (PositionImpl p = first; positions.size() < config.maxReadBatchSize()
+        for (PositionImpl p = first; positions.size() < count
                 && p.compareTo(limit) < 0; p = sequence.next(p)) {
             positions.add(p);
         }
@@ -345,8 +353,12 @@ final class FanOut {
             return;
         }
         catchUpReadPending = true;
+        catchUpRequestedFrom = positions.first();
         catchUpRequestedUpTo = positions.last();
-        cursor.asyncReplayEntries(positions, catchUpCallback, null, true);
+        if (cursor.asyncReplayEntries(positions, catchUpCallback, null, true).size() == positions.size()) {
+            // Every position was already deleted from the subscription: 2.10 then never calls back.
+            post(() -> onCatchUpEntries(new ArrayList<>()));
+        }
     }
 
     private final ReadEntriesCallback catchUpCallback = new ReadEntriesCallback() {
@@ -371,8 +383,10 @@ final class FanOut {
         EntryBatch batch = EntryBatch.of(entries, sequence.next(upTo));
         owner.countCatchUpRead(batch.size());
         // Everyone whose position lies in the requested range is served from this one read; positions the read
-        // skipped were already deleted from the subscription, so those consumers simply move past them.
-        Map<PositionImpl, List<BroadcastConsumer>> covered = catchingUp.headMap(upTo, true);
+        // skipped were already deleted from the subscription, so those consumers simply move past them. A consumer
+        // below the range (it arrived while the read was in flight) waits for a read of its own.
+        Map<PositionImpl, List<BroadcastConsumer>> covered = catchingUp.subMap(catchUpRequestedFrom, true, upTo,
+                true);
         List<List<BroadcastConsumer>> groups = new ArrayList<>(covered.values());
         covered.clear();
         Map<BroadcastServerCnx, ConnectionSend> sends = new IdentityHashMap<>();

@@ -18,17 +18,20 @@ final class WindowEntry {
 
     final PositionImpl position;
     final int messages;
-    final boolean chunk;
     private final ByteBuf data;
-    /** Reader index of the message metadata, past any broker entry metadata. */
-    private final int metadataIndex;
+    /** Where the entry starts in {@link #data}'s own index space, and how long it is. */
+    private final int start;
+    private final int length;
+    /** Bytes of broker entry metadata before the message metadata (0 when there is none). */
+    private final int brokerMetadataLength;
 
-    private WindowEntry(PositionImpl position, ByteBuf data, int metadataIndex, int messages, boolean chunk) {
+    private WindowEntry(PositionImpl position, ByteBuf data, int brokerMetadataLength, int messages) {
         this.position = position;
         this.data = data;
-        this.metadataIndex = metadataIndex;
+        this.start = data.readerIndex();
+        this.length = data.readableBytes();
+        this.brokerMetadataLength = brokerMetadataLength;
         this.messages = messages;
-        this.chunk = chunk;
     }
 
     /** Takes over the entry's data (one reference) and releases the {@link Entry} wrapper. */
@@ -36,15 +39,15 @@ final class WindowEntry {
         ByteBuf data = entry.getDataBuffer().retain();
         PositionImpl position = PositionImpl.get(entry.getLedgerId(), entry.getEntryId());
         entry.release();
+        // Parse on the buffer itself and restore its reader index: it is ours alone until the window shares it.
+        // (A duplicate() of a pooled slice does not keep the slice's indexes, so it cannot be parsed reliably.)
         int start = data.readerIndex();
-        ByteBuf view = data.duplicate();
-        Commands.skipBrokerEntryMetadataIfExist(view);
-        int metadataIndex = view.readerIndex();
-        MessageMetadata metadata = Commands.peekMessageMetadata(view, "broadcast", -1);
-        int messages = metadata != null && metadata.hasNumMessagesInBatch() ? metadata.getNumMessagesInBatch() : 1;
-        boolean chunk = metadata != null && metadata.hasNumChunksFromMsg() && metadata.getNumChunksFromMsg() > 1;
+        Commands.skipBrokerEntryMetadataIfExist(data);
+        int brokerMetadataLength = data.readerIndex() - start;
+        MessageMetadata metadata = Commands.peekMessageMetadata(data, "broadcast", -1);
         data.readerIndex(start);
-        return new WindowEntry(position, data, metadataIndex, Math.max(messages, 1), chunk);
+        int messages = metadata != null && metadata.hasNumMessagesInBatch() ? metadata.getNumMessagesInBatch() : 1;
+        return new WindowEntry(position, data, brokerMetadataLength, Math.max(messages, 1));
     }
 
     /**
@@ -52,13 +55,13 @@ final class WindowEntry {
      * message metadata. The caller's write releases it.
      */
     ByteBuf payloadFor(boolean withBrokerEntryMetadata) {
-        int from = withBrokerEntryMetadata ? data.readerIndex() : metadataIndex;
-        return data.retainedSlice(from, data.writerIndex() - from);
+        int skip = withBrokerEntryMetadata ? 0 : brokerMetadataLength;
+        return data.retainedSlice(start + skip, length - skip);
     }
 
     /** Bytes sent to a consumer that gets no broker entry metadata (what the consumer stats count). */
     int payloadSize() {
-        return data.writerIndex() - metadataIndex;
+        return length - brokerMetadataLength;
     }
 
     void retain() {
@@ -67,6 +70,11 @@ final class WindowEntry {
 
     void release() {
         data.release();
+    }
+
+    /** References held on the data (for tests of reference accounting). */
+    int refCnt() {
+        return data.refCnt();
     }
 
     @Override

@@ -1,0 +1,62 @@
+package io.github.pulsarbroadcast.broadcast;
+
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNull;
+import static org.testng.Assert.assertTrue;
+
+import org.apache.pulsar.common.api.proto.CommandSubscribe;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
+import org.testng.annotations.Test;
+
+/** How one subscribe command is read, and the messages a client gets for bad input. */
+public class BroadcastModeTest {
+
+    private static CommandSubscribe subscribe(SubType type) {
+        return new CommandSubscribe().setTopic("persistent://t/n/x").setSubscription("s").setSubType(type)
+                .setConsumerId(1).setRequestId(1);
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void noKeyMeansStock() {
+        assertEquals(BroadcastMode.read(subscribe(SubType.Shared), true), BroadcastMode.Request.STOCK);
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void subscriptionPropertyOrConsumerPropertySelectsBroadcast() {
+        CommandSubscribe bySubscription = subscribe(SubType.Failover);
+        bySubscription.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("broadcast");
+        assertEquals(BroadcastMode.read(bySubscription, true), BroadcastMode.Request.BROADCAST);
+        CommandSubscribe byConsumer = subscribe(SubType.Failover);
+        byConsumer.addMetadata().setKey(BroadcastMode.KEY).setValue("broadcast");
+        assertEquals(BroadcastMode.read(byConsumer, true), BroadcastMode.Request.BROADCAST);
+        assertNull(BroadcastMode.explain(byConsumer, true));
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void otherSubscriptionTypesAreRefusedNamingFailover() {
+        for (SubType type : new SubType[] {SubType.Shared, SubType.Key_Shared, SubType.Exclusive}) {
+            CommandSubscribe cmd = subscribe(type);
+            cmd.addMetadata().setKey(BroadcastMode.KEY).setValue("broadcast");
+            assertEquals(BroadcastMode.read(cmd, true), BroadcastMode.Request.INVALID);
+            String why = BroadcastMode.explain(cmd, true);
+            assertTrue(why.contains("Failover") && why.contains(type.name()), why);
+        }
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void unknownValueIsRefusedNamingTheKeyAndTheAllowedValue() {
+        CommandSubscribe cmd = subscribe(SubType.Failover);
+        cmd.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("multicast");
+        String why = BroadcastMode.explain(cmd, true);
+        assertTrue(why.contains(BroadcastMode.KEY + "=multicast") && why.contains("'broadcast'"), why);
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void nonPersistentTopicsAndReadersAreRefused() {
+        CommandSubscribe cmd = subscribe(SubType.Failover);
+        cmd.addMetadata().setKey(BroadcastMode.KEY).setValue("broadcast");
+        assertTrue(BroadcastMode.explain(cmd, false).contains("non-persistent"));
+        cmd.setDurable(false);
+        assertTrue(BroadcastMode.explain(cmd, true).contains("durable"));
+    }
+}

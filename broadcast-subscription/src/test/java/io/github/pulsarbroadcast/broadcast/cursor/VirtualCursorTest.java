@@ -1,0 +1,188 @@
+package io.github.pulsarbroadcast.broadcast.cursor;
+
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.testng.annotations.Test;
+
+/** The virtual cursor's contract: what acks do, what they may never do, and that concurrent acks lose nothing. */
+public class VirtualCursorTest {
+
+    /** Ledger 1 holds entries 0..9, then ledger 3 (ledger 2 was empty and removed) holds 0.. onwards. */
+    private static final PositionSequence TWO_LEDGERS = p -> p.getLedgerId() == 1 && p.getEntryId() >= 9
+            ? PositionImpl.get(3, 0) : PositionImpl.get(p.getLedgerId(), p.getEntryId() + 1);
+
+    private static PositionImpl p(long ledger, long entry) {
+        return PositionImpl.get(ledger, entry);
+    }
+
+    /** A cursor at 1:-1 (nothing acked) that was sent everything up to {@code lastSent}. */
+    private static VirtualCursor sentUpTo(PositionImpl lastSent) {
+        VirtualCursor vc = new VirtualCursor(p(1, -1), p(1, 0));
+        vc.addPermits(1_000_000);
+        for (PositionImpl x = p(1, 0); x.compareTo(lastSent) <= 0; x = TWO_LEDGERS.next(x)) {
+            vc.sent(x, TWO_LEDGERS.next(x), 1);
+        }
+        return vc;
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void cumulativeAckMovesToThePosition() {
+        VirtualCursor vc = sentUpTo(p(1, 5));
+        assertEquals(vc.acknowledgeCumulative(p(1, 3)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(1, 3));
+        assertEquals(vc.acknowledgeCumulative(p(1, 2)), AckResult.DUPLICATE);
+        assertEquals(vc.acknowledged(), p(1, 3));
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void ackOfAPositionNeverSentIsRefusedAndChangesNothing() {
+        VirtualCursor vc = sentUpTo(p(1, 5));
+        assertEquals(vc.acknowledgeCumulative(p(1, 6)), AckResult.NOT_SENT);
+        assertEquals(vc.acknowledgeIndividual(p(1, 100), TWO_LEDGERS), AckResult.NOT_SENT);
+        assertEquals(vc.acknowledged(), p(1, -1));
+        assertEquals(vc.individualAckCount(), 0);
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void individualAcksOutOfOrderMoveTheCumulativePositionOnlyWhenTheGapCloses() {
+        VirtualCursor vc = sentUpTo(p(1, 5));
+        assertEquals(vc.acknowledgeIndividual(p(1, 2), TWO_LEDGERS), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 1), TWO_LEDGERS), AckResult.RECORDED);
+        assertEquals(vc.acknowledged(), p(1, -1), "0 is not acknowledged yet");
+        assertTrue(vc.isIndividuallyAcknowledged(p(1, 2)));
+        assertEquals(vc.acknowledgeIndividual(p(1, 0), TWO_LEDGERS), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(1, 2));
+        assertEquals(vc.individualAckCount(), 0);
+        assertFalse(vc.isIndividuallyAcknowledged(p(1, 2)));
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void individualAcksCloseGapsAcrossLedgers() {
+        VirtualCursor vc = sentUpTo(p(3, 1));
+        for (long e = 1; e <= 9; e++) {
+            vc.acknowledgeIndividual(p(1, e), TWO_LEDGERS);
+        }
+        vc.acknowledgeIndividual(p(3, 0), TWO_LEDGERS);
+        assertEquals(vc.acknowledged(), p(1, -1));
+        assertEquals(vc.acknowledgeIndividual(p(1, 0), TWO_LEDGERS), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(3, 0), "ledger 1's end continues at ledger 3");
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void cumulativeAckDropsIndividualAcksBelowIt() {
+        VirtualCursor vc = sentUpTo(p(1, 8));
+        vc.acknowledgeIndividual(p(1, 3), TWO_LEDGERS);
+        vc.acknowledgeIndividual(p(1, 7), TWO_LEDGERS);
+        vc.acknowledgeCumulative(p(1, 5));
+        assertEquals(vc.individualAckCount(), 1);
+        assertTrue(vc.isIndividuallyAcknowledged(p(1, 7)));
+        assertEquals(vc.acknowledgeIndividual(p(1, 6), TWO_LEDGERS), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(1, 7));
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void rewindSendsAgainFromTheAcknowledgedPosition() {
+        VirtualCursor vc = sentUpTo(p(1, 5));
+        vc.acknowledgeCumulative(p(1, 2));
+        vc.rewind(TWO_LEDGERS);
+        assertEquals(vc.next(), p(1, 3));
+        assertEquals(vc.highestSent(), p(1, 5), "acks of what was sent before the rewind stay valid");
+        assertEquals(vc.acknowledgeCumulative(p(1, 5)), AckResult.ADVANCED);
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void skipToMovesALaggardForwardButNeverBack() {
+        VirtualCursor vc = sentUpTo(p(1, 2));
+        vc.acknowledgeIndividual(p(1, 1), TWO_LEDGERS);
+        assertTrue(vc.skipTo(p(1, 4)));
+        assertEquals(vc.acknowledged(), p(1, 4));
+        assertEquals(vc.individualAckCount(), 0);
+        assertEquals(vc.highestSent(), p(1, 4));
+        assertFalse(vc.skipTo(p(1, 3)));
+        assertEquals(vc.acknowledged(), p(1, 4));
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void sendingConsumesPermitsPerMessage() {
+        VirtualCursor vc = new VirtualCursor(p(1, -1), p(1, 0));
+        vc.addPermits(10);
+        vc.sent(p(1, 0), p(1, 1), 4); // a batch of 4 messages
+        assertEquals(vc.permits(), 6);
+        assertEquals(vc.next(), p(1, 1));
+        vc.skip(p(1, 2));
+        assertEquals(vc.permits(), 6, "skipping an individually acked entry costs nothing");
+        vc.resetPermits();
+        assertEquals(vc.permits(), 0);
+    }
+
+    /**
+     * Many threads ack the same consumer's messages individually, in random order, while others ack cumulatively
+     * at random points: no ack is lost (the cursor ends at the last message) and the acknowledged position is never
+     * past a message that was not yet acknowledged.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void concurrentAcksLoseNothingAndNeverSkipAnUnackedMessage() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            int n = 2_000;
+            VirtualCursor vc = sentUpTo(p(1, 9));
+            // Use one ledger only past the first ten entries: ledger 3 keeps growing.
+            for (long e = 0; e < n; e++) {
+                vc.sent(p(3, e), p(3, e + 1), 1);
+            }
+            List<PositionImpl> all = new ArrayList<>();
+            for (long e = 0; e <= 9; e++) {
+                all.add(p(1, e));
+            }
+            for (long e = 0; e < n; e++) {
+                all.add(p(3, e));
+            }
+            List<PositionImpl> shuffled = new ArrayList<>(all);
+            Collections.shuffle(shuffled, new Random(round));
+            boolean[] acked = new boolean[all.size()];
+            int threads = 4;
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            CountDownLatch start = new CountDownLatch(1);
+            List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int tt = t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = tt; i < shuffled.size(); i += threads) {
+                        PositionImpl x = shuffled.get(i);
+                        synchronized (acked) {
+                            acked[all.indexOf(x)] = true;
+                        }
+                        vc.acknowledgeIndividual(x, TWO_LEDGERS);
+                        PositionImpl now = vc.acknowledged();
+                        synchronized (acked) {
+                            for (int k = 0; k < all.size() && all.get(k).compareTo(now) <= 0; k++) {
+                                if (!acked[k]) {
+                                    throw new AssertionError("acknowledged " + now + " past unacked " + all.get(k));
+                                }
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (java.util.concurrent.Future<?> f : futures) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertEquals(vc.acknowledged(), all.get(all.size() - 1), "round " + round);
+            assertEquals(vc.individualAckCount(), 0);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.impl.EntryImpl;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.common.api.proto.MessageMetadata;
+import org.apache.pulsar.common.protocol.Commands;
+
+/** Real managed-ledger entries holding real Pulsar message metadata, for tests without a broker. */
+final class TestEntries {
+
+    private TestEntries() {
+    }
+
+    /** An entry at {@code ledger:entry} holding {@code messages} messages (a batch when more than one). */
+    static Entry entry(long ledger, long entry, int messages) {
+        MessageMetadata metadata = new MessageMetadata().setProducerName("test").setSequenceId(entry)
+                .setPublishTime(System.currentTimeMillis());
+        if (messages > 1) {
+            metadata.setNumMessagesInBatch(messages);
+        }
+        ByteBuf payload = Unpooled.wrappedBuffer(("payload-" + ledger + ":" + entry).getBytes(StandardCharsets.UTF_8));
+        ByteBuf data = Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, metadata, payload);
+        Entry e = EntryImpl.create(ledger, entry, data);
+        data.release();
+        payload.release();
+        return e;
+    }
+
+    static EntryBatch batch(long ledger, long fromEntry, int count) {
+        List<Entry> entries = new ArrayList<>();
+        for (long e = fromEntry; e < fromEntry + count; e++) {
+            entries.add(entry(ledger, e, 1));
+        }
+        return EntryBatch.of(entries, PositionImpl.get(ledger, fromEntry + count));
+    }
+}
