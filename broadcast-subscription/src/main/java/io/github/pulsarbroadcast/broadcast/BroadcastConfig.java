@@ -76,6 +76,11 @@ public final class BroadcastConfig {
         return new BroadcastConfig(properties);
     }
 
+    /** Every key the plugin reads, in documentation order. */
+    public static java.util.Set<String> keys() {
+        return java.util.Collections.unmodifiableSet(RANGES.keySet());
+    }
+
     /** Whether broadcast subscriptions are served; when false every command goes to stock Pulsar. */
     public boolean enabled() {
         return enabled;

@@ -44,6 +44,28 @@ public class BroadcastConfigTest {
         assertTrue(e.getMessage().contains("broadcastExecutorThread'"), e.getMessage());
     }
 
+    /** docs/configuration.md documents exactly the keys this class reads, each with the default it applies. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void everyKeyIsDocumentedWithItsDefault() throws Exception {
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "configuration.md"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\| `(broadcast\\w+)` \\| `?([^`|]*)`?")
+                .matcher(doc);
+        java.util.Map<String, String> documented = new java.util.LinkedHashMap<>();
+        while (m.find()) {
+            documented.put(m.group(1), m.group(2).trim());
+        }
+        assertEquals(documented.keySet(), BroadcastConfig.keys());
+        BroadcastConfig defaults = BroadcastConfig.defaults();
+        assertEquals(documented.get("broadcastEnabled"), String.valueOf(defaults.enabled()));
+        assertEquals(documented.get("broadcastReconnectGraceSeconds"),
+                String.valueOf(defaults.reconnectGraceSeconds()));
+        assertEquals(documented.get("broadcastMaxReadBatchSize"), String.valueOf(defaults.maxReadBatchSize()));
+        assertEquals(documented.get("broadcastWindowMaxEntries"), String.valueOf(defaults.windowMaxEntries()));
+        assertEquals(documented.get("broadcastWindowMaxBytes"), String.valueOf(defaults.windowMaxBytes()));
+        assertEquals(documented.get("broadcastMarkDeleteIntervalMs"),
+                String.valueOf(defaults.markDeleteIntervalMs()));
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void booleanMustBeTrueOrFalse() {
         Properties p = new Properties();
