@@ -1,0 +1,121 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNull;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.impl.MessageIdImpl;
+import org.testng.annotations.Test;
+
+/**
+ * Semantics 7: a consumer that reconnects with the same name within the grace period continues from its virtual
+ * cursor; after a topic unload every consumer resumes at or before its last acknowledged position.
+ */
+public class BroadcastReconnectTest extends BroadcastTestBase {
+
+    @Override
+    protected void configureBroker(ServiceConfiguration conf) {
+        conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
+    }
+
+    /** Receives {@code n} messages and acknowledges the first {@code ack} of them cumulatively. */
+    static List<String> receiveAndAck(Consumer<String> c, int n, int ack) throws Exception {
+        List<String> values = new ArrayList<>();
+        Message<String> last = null;
+        for (int i = 0; i < n; i++) {
+            Message<String> m = c.receive(30, TimeUnit.SECONDS);
+            values.add(m.getValue());
+            if (i < ack) {
+                last = m;
+            }
+        }
+        if (last != null) {
+            c.acknowledgeCumulative(last.getMessageId());
+        }
+        return values;
+    }
+
+    /** Receives until nothing more arrives for a second. */
+    static List<String> drain(Consumer<String> c) throws Exception {
+        List<String> values = new ArrayList<>();
+        for (Message<String> m = c.receive(5, TimeUnit.SECONDS); m != null; m = c.receive(1, TimeUnit.SECONDS)) {
+            values.add(m.getValue());
+            c.acknowledge(m);
+        }
+        return values;
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void reconnectWithTheSameNameContinuesFromItsVirtualCursor() throws Exception {
+        String topic = newTopic("grace");
+        Consumer<String> keeper = broadcastConsumer(topic, "fleet", "keeper");
+        Consumer<String> a = broadcastConsumer(topic, "fleet", "a");
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = new ArrayList<>(publish(producer, "m", 10));
+            assertEquals(receiveAndAck(a, 10, 4), sent);
+            a.close();
+            sent.addAll(publish(producer, "n", 5));
+            // Same name, within the grace period: everything after what it acknowledged, nothing more.
+            try (Consumer<String> again = broadcastConsumer(topic, "fleet", "a")) {
+                assertEquals(drain(again), sent.subList(4, sent.size()));
+            }
+            // A new name joins at the tail.
+            try (Consumer<String> fresh = broadcastConsumer(topic, "fleet", "fresh")) {
+                assertNull(fresh.receive(1, TimeUnit.SECONDS));
+            }
+        } finally {
+            keeper.close();
+        }
+    }
+
+    @Test(groups = "integration", timeOut = 180_000)
+    public void topicUnloadLosesNothing() throws Exception {
+        String topic = newTopic("unload");
+        Consumer<String> ahead = broadcastConsumer(topic, "fleet", "ahead");
+        Consumer<String> behind = broadcastConsumer(topic, "fleet", "behind");
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = new ArrayList<>(publish(producer, "m", 10));
+            receiveAndAck(ahead, 10, 10);
+            PositionImpl slowest = position(receiveAndAckReturningLast(behind, 10, 5));
+            await().atMost(Duration.ofSeconds(10)).until(() -> brokerSubscription(topic, "fleet").getCursor()
+                    .getMarkDeletedPosition().equals(slowest));
+
+            cluster.admin().topics().unload(topic);
+            sent.addAll(publish(producer, "n", 10));
+
+            // Both resume at the subscription's mark-delete position (the slowest consumer's ack): the consumer that
+            // was ahead sees again what lies between the slowest ack and its own (5 here), nothing is lost.
+            ResumeChecks.assertResumedWithoutLoss(sent, 10, drain(ahead), 5);
+            ResumeChecks.assertResumedWithoutLoss(sent, 5, drain(behind), 0);
+        } finally {
+            closeAll(List.of(ahead, behind));
+        }
+    }
+
+    /** Receives {@code n} messages, acknowledges the first {@code ack} cumulatively, returns the last acked. */
+    static Message<String> receiveAndAckReturningLast(Consumer<String> c, int n, int ack) throws Exception {
+        Message<String> last = null;
+        for (int i = 0; i < n; i++) {
+            Message<String> m = c.receive(30, TimeUnit.SECONDS);
+            if (i < ack) {
+                last = m;
+            }
+        }
+        c.acknowledgeCumulative(last.getMessageId());
+        return last;
+    }
+
+    static PositionImpl position(Message<?> m) {
+        MessageIdImpl id = (MessageIdImpl) m.getMessageId();
+        return PositionImpl.get(id.getLedgerId(), id.getEntryId());
+    }
+}
