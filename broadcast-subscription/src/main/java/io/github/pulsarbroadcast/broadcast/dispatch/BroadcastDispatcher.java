@@ -423,6 +423,11 @@ public final class BroadcastDispatcher implements Dispatcher {
         return rejectedAcks.sum();
     }
 
+    /** Index of the executor thread this subscription's dispatch work is ordered on. */
+    public int dispatchThreadIndex() {
+        return service.executor().threadIndex(key);
+    }
+
     /** Name of the thread that ran this subscription's dispatch work (seen by its periodic task), or null before
      *  the first run. */
     public String dispatchThreadName() {
