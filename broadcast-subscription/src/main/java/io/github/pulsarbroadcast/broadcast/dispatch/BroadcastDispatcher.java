@@ -160,8 +160,10 @@ public final class BroadcastDispatcher implements Dispatcher {
         cnx.registerBroadcastConsumer(consumer.consumerId(), bc);
         boolean resume = resumed != null;
         post(() -> fanOut.join(bc, resume));
-        log.info("{} Consumer {} joined ({}) at {}", name, consumerName,
-                resume ? "resumed" : initialPosition, vc.acknowledged());
+        if (log.isDebugEnabled()) {
+            log.debug("{} Consumer {} joined ({}) at {}", name, consumerName,
+                    resume ? "resumed" : initialPosition, vc.acknowledged());
+        }
     }
 
     private VirtualCursor startCursor(InitialPosition initialPosition) {
