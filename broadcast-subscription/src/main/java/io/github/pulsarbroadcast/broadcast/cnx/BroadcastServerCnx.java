@@ -105,11 +105,24 @@ public class BroadcastServerCnx extends ServerCnx {
         }
         // The decoder reuses the command object: keep a copy for the asynchronous continuation.
         CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
-        authorizeConsume(topicName, copy.getSubscription())
-                .thenCompose(authorized -> authorized ? prepare(topicName, copy).thenApply(v -> true)
-                        : CompletableFuture.completedFuture(false))
-                .whenComplete((prepared, error) -> ctx().executor().execute(() -> continueSubscribe(copy,
-                        Boolean.TRUE.equals(prepared), error)));
+        authorizeConsume(topicName, copy.getSubscription()).whenComplete((authorized, authError) -> {
+            if (authError != null) {
+                // As stock: a failed authorization check (not just a "no") is an authorization error to the client.
+                ctx().executor().execute(() -> refuseUnauthorized(copy, authError));
+            } else if (!authorized) {
+                ctx().executor().execute(() -> continueSubscribe(copy, false, null));
+            } else {
+                prepare(topicName, copy).whenComplete((v, error) -> ctx().executor().execute(
+                        () -> continueSubscribe(copy, error == null, error)));
+            }
+        });
+    }
+
+    private void refuseUnauthorized(CommandSubscribe copy, Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        log.warn("[{}][{}] Authorization check failed for role {}: {}", copy.getTopic(), copy.getSubscription(),
+                getAuthRole(), cause.getMessage());
+        getCommandSender().sendErrorResponse(copy.getRequestId(), ServerError.AuthorizationError, cause.getMessage());
     }
 
     private void continueSubscribe(CommandSubscribe copy, boolean prepared, Throwable error) {
