@@ -150,13 +150,38 @@ public final class EmbeddedPulsar implements AutoCloseable {
     /** Closes broker {@code index} gracefully (topics unloaded, clients told to reconnect) and starts it again at the
      *  same address. */
     public PulsarService restartBroker(int index) throws Exception {
+        return restartBroker(index, conf -> { });
+    }
+
+    /** Like {@link #restartBroker(int)}, changing the broker's configuration first (for example to remove or add
+     *  the plugin, as an operator's rolling restart would). */
+    public PulsarService restartBroker(int index, Consumer<ServiceConfiguration> change) throws Exception {
         PulsarService old = brokers.get(index);
         ServiceConfiguration conf = old.getConfiguration();
         old.close();
+        change.accept(conf);
         PulsarService fresh = new PulsarService(conf);
         brokers.set(index, fresh);
         fresh.start();
         return fresh;
+    }
+
+    /**
+     * Stops broker {@code index} the way a crash would: its network and storage connections drop at once (its IO
+     * event loops are shut down without a quiet period) and its metadata session ends, releasing its topics to the
+     * other brokers, with no graceful unload and no cursor written on close. The dead broker stays in
+     * {@link #brokers()} until {@link #close}.
+     */
+    public void crashBroker(int index) throws Exception {
+        PulsarService broker = brokers.get(index);
+        broker.getBrokerService().executor().shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS);
+        broker.closeMetadataServiceSession();
+        log.info("Broker {} crashed on purpose", index);
+    }
+
+    /** Whether {@code conf} loads the pulsar-broadcast plugin. */
+    public static boolean loadsPlugin(ServiceConfiguration conf) {
+        return conf.getBrokerInterceptors().contains(INTERCEPTOR_NAME);
     }
 
     /** The first broker. */
@@ -199,11 +224,7 @@ public final class EmbeddedPulsar implements AutoCloseable {
             admin = null;
         }
         for (int i = brokers.size() - 1; i >= 0; i--) {
-            try {
-                brokers.get(i).close();
-            } catch (Exception e) {
-                log.warn("Closing broker {} failed: {}", i, e.toString());
-            }
+            closeBounded(brokers.get(i), i);
         }
         brokers.clear();
         if (storage != null) {
@@ -217,6 +238,31 @@ public final class EmbeddedPulsar implements AutoCloseable {
         if (ownsWorkDir && workDir != null) {
             FileTrees.deleteQuietly(workDir);
             workDir = null;
+        }
+    }
+
+    /**
+     * Closes a broker on a daemon thread and waits at most a minute: PulsarService.closeAsync() unloads its topics
+     * synchronously before it returns, and a broker crashed on purpose ({@link #crashBroker}) blocks there forever.
+     * An abandoned close leaves only daemon threads behind.
+     */
+    private static void closeBounded(PulsarService broker, int index) {
+        Thread closer = new Thread(() -> {
+            try {
+                broker.close();
+            } catch (Exception e) {
+                log.warn("Closing broker {} failed: {}", index, e.toString());
+            }
+        }, "embedded-pulsar-close-" + index);
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            closer.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(60));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (closer.isAlive()) {
+            log.warn("Broker {} did not close within a minute; abandoning it", index);
         }
     }
 

@@ -146,6 +146,7 @@ public final class BroadcastDispatcher implements Dispatcher {
             throw new ConsumerBusyException("Subscription reached max consumers limit");
         }
         String consumerName = consumer.consumerName();
+        boolean recovering = System.nanoTime() < recoveryUntilNanos;
         ParkedCursor resumed = consumerName.isEmpty() ? null : parked.remove(consumerName);
         VirtualCursor vc = resumed != null ? resumed.cursor : startCursor(initialPosition);
         BroadcastConsumer bc = new BroadcastConsumer(this, consumer, cnx, vc, cnx.receivesBrokerEntryMetadata());
@@ -162,7 +163,7 @@ public final class BroadcastDispatcher implements Dispatcher {
         post(() -> fanOut.join(bc, resume));
         if (log.isDebugEnabled()) {
             log.debug("{} Consumer {} joined ({}) at {}", name, consumerName,
-                    resume ? "resumed" : initialPosition, vc.acknowledged());
+                    resume ? "resumed" : recovering ? "recovery window" : initialPosition, vc.acknowledged());
         }
     }
 
@@ -284,7 +285,10 @@ public final class BroadcastDispatcher implements Dispatcher {
             p.cursor.skipTo(markDeleted);
             lowestAck = min(lowestAck, p.cursor.acknowledged());
         }
-        if (lowestAck != null && lowestAck.compareTo(markDeleted) > 0) {
+        // During the recovery window after the subscription was loaded, consumers that were attached before the move
+        // may still be on their way back, and they resume at the mark-delete position: it must not move until then.
+        boolean recovering = System.nanoTime() < recoveryUntilNanos;
+        if (!recovering && lowestAck != null && lowestAck.compareTo(markDeleted) > 0) {
             subscription.markDeleteUpTo(lowestAck);
         }
         if (lowestNext != null) {
