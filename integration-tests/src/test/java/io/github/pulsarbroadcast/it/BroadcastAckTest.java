@@ -6,9 +6,7 @@ import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
@@ -38,16 +36,6 @@ public class BroadcastAckTest extends BroadcastTestBase {
     private static PositionImpl position(MessageId id) {
         MessageIdImpl m = (MessageIdImpl) id;
         return PositionImpl.get(m.getLedgerId(), m.getEntryId());
-    }
-
-    private static List<Message<String>> take(Consumer<String> c, int n) throws Exception {
-        List<Message<String>> messages = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            Message<String> m = c.receive(30, TimeUnit.SECONDS);
-            assertTrue(m != null, "message " + i);
-            messages.add(m);
-        }
-        return messages;
     }
 
     @Test(groups = "integration", timeOut = 120_000)

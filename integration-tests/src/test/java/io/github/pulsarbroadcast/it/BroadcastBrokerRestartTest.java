@@ -25,10 +25,9 @@ public class BroadcastBrokerRestartTest extends BroadcastTestBase {
         List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 3);
         try (Producer<String> producer = producer(topic)) {
             List<String> sent = new ArrayList<>(publish(producer, "m", 10));
-            BroadcastReconnectTest.receiveAndAck(consumers.get(0), 10, 10);
-            BroadcastReconnectTest.receiveAndAck(consumers.get(1), 10, 8);
-            PositionImpl slowest = BroadcastReconnectTest.position(
-                    BroadcastReconnectTest.receiveAndAckReturningLast(consumers.get(2), 10, 3));
+            takeAndAck(consumers.get(0), 10, 10);
+            takeAndAck(consumers.get(1), 10, 8);
+            PositionImpl slowest = BroadcastReconnectTest.position(takeAndAck(consumers.get(2), 10, 3).get(2));
             await().atMost(Duration.ofSeconds(10)).until(() -> brokerSubscription(topic, "fleet").getCursor()
                     .getMarkDeletedPosition().equals(slowest));
 

@@ -27,23 +27,6 @@ public class BroadcastReconnectTest extends BroadcastTestBase {
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
     }
 
-    /** Receives {@code n} messages and acknowledges the first {@code ack} of them cumulatively. */
-    static List<String> receiveAndAck(Consumer<String> c, int n, int ack) throws Exception {
-        List<String> values = new ArrayList<>();
-        Message<String> last = null;
-        for (int i = 0; i < n; i++) {
-            Message<String> m = c.receive(30, TimeUnit.SECONDS);
-            values.add(m.getValue());
-            if (i < ack) {
-                last = m;
-            }
-        }
-        if (last != null) {
-            c.acknowledgeCumulative(last.getMessageId());
-        }
-        return values;
-    }
-
     /** Receives until nothing more arrives for a second. */
     static List<String> drain(Consumer<String> c) throws Exception {
         List<String> values = new ArrayList<>();
@@ -61,7 +44,7 @@ public class BroadcastReconnectTest extends BroadcastTestBase {
         Consumer<String> a = broadcastConsumer(topic, "fleet", "a");
         try (Producer<String> producer = producer(topic)) {
             List<String> sent = new ArrayList<>(publish(producer, "m", 10));
-            assertEquals(receiveAndAck(a, 10, 4), sent);
+            assertEquals(values(takeAndAck(a, 10, 4)), sent);
             a.close();
             sent.addAll(publish(producer, "n", 5));
             // Same name, within the grace period: everything after what it acknowledged, nothing more.
@@ -84,8 +67,8 @@ public class BroadcastReconnectTest extends BroadcastTestBase {
         Consumer<String> behind = broadcastConsumer(topic, "fleet", "behind");
         try (Producer<String> producer = producer(topic)) {
             List<String> sent = new ArrayList<>(publish(producer, "m", 10));
-            receiveAndAck(ahead, 10, 10);
-            PositionImpl slowest = position(receiveAndAckReturningLast(behind, 10, 5));
+            takeAndAck(ahead, 10, 10);
+            PositionImpl slowest = position(takeAndAck(behind, 10, 5).get(4));
             await().atMost(Duration.ofSeconds(10)).until(() -> brokerSubscription(topic, "fleet").getCursor()
                     .getMarkDeletedPosition().equals(slowest));
 
@@ -99,19 +82,6 @@ public class BroadcastReconnectTest extends BroadcastTestBase {
         } finally {
             closeAll(List.of(ahead, behind));
         }
-    }
-
-    /** Receives {@code n} messages, acknowledges the first {@code ack} cumulatively, returns the last acked. */
-    static Message<String> receiveAndAckReturningLast(Consumer<String> c, int n, int ack) throws Exception {
-        Message<String> last = null;
-        for (int i = 0; i < n; i++) {
-            Message<String> m = c.receive(30, TimeUnit.SECONDS);
-            if (i < ack) {
-                last = m;
-            }
-        }
-        c.acknowledgeCumulative(last.getMessageId());
-        return last;
     }
 
     static PositionImpl position(Message<?> m) {

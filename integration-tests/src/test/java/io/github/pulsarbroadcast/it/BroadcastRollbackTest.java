@@ -45,9 +45,8 @@ public class BroadcastRollbackTest extends BroadcastTestBase {
         List<String> sent = new ArrayList<>();
         try (Producer<String> producer = producer(topic)) {
             sent.addAll(publish(producer, "m", 10));
-            BroadcastReconnectTest.receiveAndAck(a, 10, 10);
-            PositionImpl slowest = BroadcastReconnectTest.position(
-                    BroadcastReconnectTest.receiveAndAckReturningLast(b, 10, 5));
+            takeAndAck(a, 10, 10);
+            PositionImpl slowest = BroadcastReconnectTest.position(takeAndAck(b, 10, 5).get(4));
             await().atMost(Duration.ofSeconds(10)).until(() -> brokerSubscription(topic, "fleet").getCursor()
                     .getMarkDeletedPosition().equals(slowest));
             a.close();

@@ -57,6 +57,33 @@ public abstract class BroadcastTestBase extends BrokerTestBase {
         return sent;
     }
 
+    /** Receives exactly {@code n} messages without acknowledging them. */
+    protected static List<Message<String>> take(Consumer<String> consumer, int n) throws PulsarClientException {
+        List<Message<String>> messages = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Message<String> msg = consumer.receive(30, TimeUnit.SECONDS);
+            assertNotNull(msg, consumer.getConsumerName() + " got " + i + " of " + n + " messages");
+            messages.add(msg);
+        }
+        return messages;
+    }
+
+    /** Receives {@code n} messages and acknowledges the first {@code ack} of them cumulatively. */
+    protected static List<Message<String>> takeAndAck(Consumer<String> consumer, int n, int ack)
+            throws PulsarClientException {
+        List<Message<String>> messages = take(consumer, n);
+        if (ack > 0) {
+            consumer.acknowledgeCumulative(messages.get(ack - 1).getMessageId());
+        }
+        return messages;
+    }
+
+    protected static List<String> values(List<Message<String>> messages) {
+        List<String> values = new ArrayList<>();
+        messages.forEach(m -> values.add(m.getValue()));
+        return values;
+    }
+
     /** Receives exactly {@code n} messages (acknowledging each) and returns their values in arrival order. */
     protected static List<String> receive(Consumer<String> consumer, int n) throws PulsarClientException {
         List<String> values = new ArrayList<>();

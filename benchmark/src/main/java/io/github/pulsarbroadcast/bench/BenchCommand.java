@@ -1,0 +1,276 @@
+package io.github.pulsarbroadcast.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code pulsar-broadcast bench}: the options, the preset they start from, and the run. Every option left out keeps
+ * the preset's value (or the built-in default without {@code --preset}); see {@link Preset}.
+ *
+ * <p>Threading: picocli fills the fields and calls {@link #call} on the main thread, which runs the whole benchmark.
+ */
+@Command(name = "pulsar-broadcast bench", mixinStandardHelpOptions = true, version = "pulsar-broadcast bench 2.10.5.0",
+        sortOptions = false, usageHelpWidth = 110,
+        description = {"One producer, one topic, N consumers: connect times, end-to-end latency, delivery, and the"
+                + " broker's CPU and memory, for each mode in turn on a fresh topic. The broker runs in a JVM of its"
+                + " own (or use --service-url). Writes results.json, results.md, per-consumer CSV and PNG charts to"
+                + " --out, and prints the table.", ""})
+public final class BenchCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--preset", paramLabel = "NAME", description = "Start from a preset (listed below); other options"
+            + " override it. Without it: 1,000 consumers, every mode, 10 KB at 1 msg/s, 10 s warm-up + 60 s.")
+    String preset;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "Results folder (default: bench-results/<preset>-<time>).")
+    Path out;
+
+    @Option(names = "--consumers", split = ",", paramLabel = "N",
+            description = "Consumer counts; every mode runs once per count, smallest first (default 1000).")
+    List<Integer> consumers;
+
+    @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = ModeConverter.class,
+            description = "Modes in order: broadcast (one broadcast subscription), subscriptions (one Exclusive"
+                    + " subscription each, NTT's baseline), readers (one Reader each), non-persistent (non-persistent"
+                    + " topic, one subscription each), split (K broadcast subscriptions of N/K). Default: all five.")
+    List<Mode> modes;
+
+    @Option(names = "--message-size", paramLabel = "BYTES", description = "Payload size (default 10240).")
+    Integer messageSize;
+
+    @Option(names = "--rate", paramLabel = "MSG/S", description = "Publish rate, messages per second (default 1).")
+    Double rate;
+
+    @Option(names = "--warmup", paramLabel = "SECONDS", description = "Publishing before the measured period;"
+            + " delivered and counted, but not in the latency figures (default 10).")
+    Integer warmup;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", description = "Measured publishing period (default 60).")
+    Integer duration;
+
+    @Option(names = "--batching", negatable = true, description = "Producer batching (default off).")
+    Boolean batching;
+
+    @Option(names = "--split-subscriptions", paramLabel = "K", description = "K of the split mode (default 4).")
+    Integer splitSubscriptions;
+
+    @Option(names = "--consumers-per-client", paramLabel = "N", description = "Consumers sharing one PulsarClient"
+            + " (one connection, one I/O and one listener thread) (default 2000).")
+    Integer consumersPerClient;
+
+    @Option(names = "--receiver-queue", paramLabel = "N", description = "Each consumer's receiver queue (default 10).")
+    Integer receiverQueue;
+
+    @Option(names = "--ack-group-ms", paramLabel = "MS", description = "Acknowledgement grouping time; 0 sends each"
+            + " acknowledgement at once and saves a flush timer per consumer (default 0).")
+    Integer ackGroupMs;
+
+    @Option(names = "--connect-concurrency", paramLabel = "N", description = "Subscribe requests in flight at once"
+            + " (default 1000).")
+    Integer connectConcurrency;
+
+    @Option(names = "--connect-timeout", paramLabel = "SECONDS", description = "Give a mode up when its consumers are"
+            + " not all connected by then; the report says how many were (default 600).")
+    Integer connectTimeout;
+
+    @Option(names = "--drain-timeout", paramLabel = "SECONDS", description = "After the last publish, wait at most"
+            + " this long for every delivery; what is missing then counts as lost (default 60).")
+    Integer drainTimeout;
+
+    @Option(names = "--drain-idle", paramLabel = "SECONDS", description = "End the drain early when nothing arrived"
+            + " for this long (default 10).")
+    Integer drainIdle;
+
+    @Option(names = "--pause-fraction", paramLabel = "F", description = "Backlog experiment: this fraction of the"
+            + " consumers pause, then catch up (modes broadcast, subscriptions, split); 0 = off (default 0).")
+    Double pauseFraction;
+
+    @Option(names = "--pause-seconds", paramLabel = "SECONDS", description = "How long they pause (default 30).")
+    Integer pauseSeconds;
+
+    @Option(names = "--pause-after", paramLabel = "SECONDS", description = "When the pause starts, after the start of"
+            + " the measured period (default 30).")
+    Integer pauseAfter;
+
+    @Option(names = "--broker", paramLabel = "plugin|stock", description = "The broker JVM to start: 'plugin' (the"
+            + " standalone with the broadcast plugin) or 'stock' (--no-plugin; broadcast modes are skipped)"
+            + " (default plugin).")
+    String broker;
+
+    @Option(names = "--broker-heap", paramLabel = "SIZE", description = "Broker JVM -Xmx (default 6g).")
+    String brokerHeap;
+
+    @Option(names = "--broker-direct-memory", paramLabel = "SIZE", description = "Broker JVM"
+            + " -XX:MaxDirectMemorySize (default 4g).")
+    String brokerDirectMemory;
+
+    @Option(names = "--broker-java-opts", paramLabel = "OPTS", description = "More broker JVM options,"
+            + " space-separated.")
+    String brokerJavaOpts;
+
+    @Option(names = "--broker-config", paramLabel = "FILE", description = "broker.conf keys added to the generated"
+            + " broker configuration (for example broadcastExecutorThreads=2).")
+    Path brokerConfig;
+
+    @Option(names = "--fresh-broker", negatable = true, description = "Start a new broker JVM for every run, so"
+            + " CPU and memory figures are the run's alone (default on; the quick preset turns it off).")
+    Boolean freshBroker;
+
+    @Option(names = "--skip-after-failure", negatable = true, description = "Once a mode failed at some N, skip it"
+            + " at larger N (default on).")
+    Boolean skipAfterFailure;
+
+    @Option(names = "--service-url", paramLabel = "URL", description = "Use this existing cluster instead of"
+            + " starting a broker (with --admin-url).")
+    String serviceUrl;
+
+    @Option(names = "--admin-url", paramLabel = "URL", description = "Its admin (HTTP) URL.")
+    String adminUrl;
+
+    @Option(names = "--broker-pid", paramLabel = "PID", description = "With --service-url: the broker's process id on"
+            + " this machine, to measure its CPU and memory.")
+    Long brokerPid;
+
+    @Option(names = "--namespace", paramLabel = "TENANT/NS", description = "Namespace of the benchmark topics"
+            + " (default public/default).")
+    String namespace;
+
+    @Option(names = "--prime-consumers", paramLabel = "N", description = "Before each measured run, an unreported"
+            + " 2 s run of the same mode with min(N, this) consumers on the same broker, so that JVM warm-up stays"
+            + " out of the figures; 0 = off (default 1000; the quick preset: 0).")
+    Integer primeConsumers;
+
+    @Option(names = "--progress", negatable = true, description = "Progress bars on standard error (default: on when"
+            + " there is a terminal).")
+    Boolean progress;
+
+    private final String commandLine;
+
+    public BenchCommand(String commandLine) {
+        this.commandLine = commandLine;
+    }
+
+    /** The presets, for the end of {@code --help} (in picocli's format syntax: %n breaks, %% is a percent sign). */
+    static String presetHelp() {
+        return "%nPresets:%n" + java.util.Arrays.stream(Preset.values())
+                .map(p -> String.format("  %-11s %s", p.cliName(), p.summary()).replace("%", "%%"))
+                .collect(Collectors.joining("%n")) + "%n";
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        BenchSettings s = settings();
+        Files.createDirectories(s.out);
+        if (System.getProperty("pulsar.broadcast.bench.log") == null) {
+            System.setProperty("pulsar.broadcast.bench.log", s.out.resolve("bench-client.log").toString());
+        }
+        ReportWriter report = new ReportWriter(s, commandLine);
+        List<ModeResult> results = new BenchRunner(s, report).run();
+        List<String> problems = report.finish(results);
+        problems.forEach(p -> System.err.println("warning: " + p));
+        System.out.println();
+        System.out.print(MarkdownReport.table(results));
+        String backlog = MarkdownReport.backlogTable(results);
+        if (!backlog.isEmpty()) {
+            System.out.println();
+            System.out.print(backlog);
+        }
+        String notes = MarkdownReport.notes(results);
+        if (!notes.isEmpty()) {
+            System.out.println();
+            System.out.print(notes);
+        }
+        System.out.println();
+        System.out.println("Report: " + s.out.resolve("results.md").toAbsolutePath());
+        return 0;
+    }
+
+    /** The preset's settings with every given option applied, checked. */
+    BenchSettings settings() {
+        BenchSettings s;
+        try {
+            s = preset == null ? new BenchSettings() : Preset.parse(preset).settings();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        set(consumers, v -> s.consumers = v);
+        set(modes, v -> s.modes = v);
+        set(messageSize, v -> s.messageSize = v);
+        set(rate, v -> s.rate = v);
+        set(warmup, v -> s.warmupSeconds = v);
+        set(duration, v -> s.durationSeconds = v);
+        set(batching, v -> s.batching = v);
+        set(splitSubscriptions, v -> s.splitSubscriptions = v);
+        set(consumersPerClient, v -> s.consumersPerClient = v);
+        set(receiverQueue, v -> s.receiverQueue = v);
+        set(ackGroupMs, v -> s.ackGroupMillis = v);
+        set(connectConcurrency, v -> s.connectConcurrency = v);
+        set(connectTimeout, v -> s.connectTimeoutSeconds = v);
+        set(drainTimeout, v -> s.drainTimeoutSeconds = v);
+        set(drainIdle, v -> s.drainIdleSeconds = v);
+        set(pauseFraction, v -> s.pauseFraction = v);
+        set(pauseSeconds, v -> s.pauseSeconds = v);
+        set(pauseAfter, v -> s.pauseAfterSeconds = v);
+        applyBrokerOptions(s);
+        set(namespace, v -> s.namespace = v);
+        set(primeConsumers, v -> s.primeConsumers = v);
+        set(progress, v -> s.progress = v);
+        s.out = out != null ? out : Path.of("bench-results", s.preset + "-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        String error = s.validate();
+        if (error != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), error);
+        }
+        return s;
+    }
+
+    private void applyBrokerOptions(BenchSettings s) {
+        if (broker != null) {
+            if (!broker.equals("plugin") && !broker.equals("stock")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--broker is 'plugin' or 'stock'");
+            }
+            s.broker = broker.equals("stock") ? BenchSettings.BrokerKind.STOCK : BenchSettings.BrokerKind.PLUGIN;
+        }
+        set(brokerHeap, v -> s.brokerHeap = v);
+        set(brokerDirectMemory, v -> s.brokerDirectMemory = v);
+        set(brokerJavaOpts, v -> s.brokerJavaOpts = v);
+        set(brokerConfig, v -> s.brokerConfig = v);
+        set(freshBroker, v -> s.freshBroker = v);
+        set(skipAfterFailure, v -> s.skipAfterFailure = v);
+        set(serviceUrl, v -> s.serviceUrl = v);
+        set(adminUrl, v -> s.adminUrl = v);
+        set(brokerPid, v -> s.brokerPid = v);
+        if (s.serviceUrl != null) {
+            s.broker = BenchSettings.BrokerKind.EXTERNAL;
+        }
+    }
+
+    private static <T> void set(T value, Consumer<T> setter) {
+        if (value != null) {
+            setter.accept(value);
+        }
+    }
+
+    /** Picocli converter for {@code --modes}. Threading: stateless; picocli calls it on the main thread. */
+    static final class ModeConverter implements CommandLine.ITypeConverter<Mode> {
+        @Override
+        public Mode convert(String value) {
+            return Mode.parse(value);
+        }
+    }
+}

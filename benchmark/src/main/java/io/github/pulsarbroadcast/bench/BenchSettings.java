@@ -1,0 +1,147 @@
+package io.github.pulsarbroadcast.bench;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Everything one benchmark invocation does: the workload, the modes, the broker and the output. Starts with the
+ * built-in defaults, then a {@link Preset} changes some values, then each command-line flag overrides one. The
+ * fields are public so that results.json records them as they were.
+ *
+ * <p>Threading: filled by {@link BenchCommand} on the main thread before the run starts, then only read (by the main
+ * thread and the workers it starts afterwards, which the thread start orders after the writes).
+ */
+public final class BenchSettings implements Cloneable {
+
+    /** Which broker the tool starts (or {@link #EXTERNAL} for {@code --service-url}). Threading: immutable. */
+    public enum BrokerKind {
+        /** The standalone broker with the broadcast plugin. */
+        PLUGIN,
+        /** The standalone broker without the plugin ({@code --no-plugin}): broadcast modes are skipped. */
+        STOCK,
+        /** An existing cluster named by {@code --service-url} and {@code --admin-url}. */
+        EXTERNAL
+    }
+
+    public String preset = "none";
+    /** One run of every mode per value. */
+    public List<Integer> consumers = new ArrayList<>(List.of(1_000));
+    public List<Mode> modes = new ArrayList<>(List.of(Mode.values()));
+    public int messageSize = 10 * 1024;
+    /** Messages per second. */
+    public double rate = 1;
+    public int warmupSeconds = 10;
+    public int durationSeconds = 60;
+    public boolean batching;
+    /** K of the split mode. */
+    public int splitSubscriptions = 4;
+    public int consumersPerClient = 2_000;
+    public int receiverQueue = 10;
+    /** 0 sends every acknowledgement at once (the client then keeps no per-consumer flush timer). */
+    public int ackGroupMillis;
+    /** Subscribe requests in flight at once, over all clients. */
+    public int connectConcurrency = 1_000;
+    public int connectTimeoutSeconds = 600;
+    public int drainTimeoutSeconds = 60;
+    public int drainIdleSeconds = 10;
+
+    /** Fraction of consumers paused for the backlog experiment; 0 disables it. */
+    public double pauseFraction;
+    public int pauseSeconds = 30;
+    /** When the pause starts, in seconds after the measured period started. */
+    public int pauseAfterSeconds = 30;
+
+    public BrokerKind broker = BrokerKind.PLUGIN;
+    public String serviceUrl;
+    public String adminUrl;
+    /** The external broker's process id, for CPU and memory figures; null when unknown. */
+    public Long brokerPid;
+    public String brokerHeap = "6g";
+    public String brokerDirectMemory = "4g";
+    /** Extra JVM options for the broker JVM, space-separated. */
+    public String brokerJavaOpts = "";
+    /** Extra broker.conf keys appended to the generated configuration; null for none. */
+    public Path brokerConfig;
+    /** A broker of its own for every run (clean CPU and memory figures) instead of one for the whole invocation. */
+    public boolean freshBroker = true;
+    /** Once a mode fails at some N, skip it at larger N. */
+    public boolean skipAfterFailure = true;
+    public String namespace = "public/default";
+    /**
+     * Before each measured run, an unreported miniature of it (this many consumers at most, 2 s of publishing) on
+     * the same broker, so that neither JVM's warm-up lands in the figures; 0 turns it off.
+     */
+    public int primeConsumers = 1_000;
+
+    /** Progress bars: null means "when there is a terminal". */
+    @JsonIgnore
+    public Boolean progress;
+    @JsonIgnore
+    public Path out;
+
+    /** The settings of the unreported warm-up run before a measured run of {@code consumers}. */
+    BenchSettings forPriming(int consumers) {
+        try {
+            BenchSettings p = (BenchSettings) super.clone();
+            p.consumers = List.of(consumers);
+            p.warmupSeconds = 0;
+            p.durationSeconds = 2;
+            p.rate = Math.max(rate, 5);
+            p.pauseFraction = 0;
+            p.drainTimeoutSeconds = Math.min(drainTimeoutSeconds, 30);
+            p.drainIdleSeconds = Math.min(drainIdleSeconds, 5);
+            p.progress = false;
+            return p;
+        } catch (CloneNotSupportedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Number of messages published per run: warm-up plus measured. */
+    public int totalMessages() {
+        return warmupMessages() + (int) Math.round(durationSeconds * rate);
+    }
+
+    /** Messages published during the warm-up; their latency is not recorded. */
+    public int warmupMessages() {
+        return (int) Math.round(warmupSeconds * rate);
+    }
+
+    /** True when the broker is a JVM that this tool starts. */
+    public boolean forkedBroker() {
+        return broker != BrokerKind.EXTERNAL;
+    }
+
+    /** Checks that the values make sense together; returns an error message or null. */
+    public String validate() {
+        if (consumers.isEmpty() || consumers.stream().anyMatch(n -> n < 1)) {
+            return "--consumers needs positive numbers";
+        }
+        if (modes.isEmpty()) {
+            return "--modes needs at least one mode (" + Mode.names() + ")";
+        }
+        if (new java.util.HashSet<>(modes).size() < modes.size()
+                || new java.util.HashSet<>(consumers).size() < consumers.size()) {
+            return "--modes and --consumers take each value once";
+        }
+        if (messageSize < 1 || rate <= 0 || durationSeconds < 1 || warmupSeconds < 0) {
+            return "--message-size, --rate and --duration must be positive, --warmup not negative";
+        }
+        if (totalMessages() < 1 || (long) totalMessages() > 100_000_000L) {
+            return "the run would publish " + totalMessages() + " messages; keep it between 1 and 100,000,000";
+        }
+        if (splitSubscriptions < 1 || consumersPerClient < 1 || receiverQueue < 1 || connectConcurrency < 1) {
+            return "--split-subscriptions, --consumers-per-client, --receiver-queue and --connect-concurrency"
+                    + " must be positive";
+        }
+        if (pauseFraction < 0 || pauseFraction > 1) {
+            return "--pause-fraction must be between 0 and 1";
+        }
+        if ((serviceUrl == null) != (adminUrl == null)) {
+            return "--service-url and --admin-url go together";
+        }
+        return null;
+    }
+}

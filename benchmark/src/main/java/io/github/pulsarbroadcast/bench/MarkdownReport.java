@@ -1,0 +1,195 @@
+package io.github.pulsarbroadcast.bench;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * results.md and the table printed at the end: one row per (mode, N), a backlog table when the backlog experiment
+ * ran, the reasons of failed and skipped runs, notes, and the charts.
+ *
+ * <p>Threading: stateless; any thread.
+ */
+final class MarkdownReport {
+
+    private static final String NONE = "–";
+
+    private MarkdownReport() {
+    }
+
+    /** The whole document. {@code header} holds the run's description; {@code charts} the PNG file names. */
+    static String document(Map<String, Object> header, BenchSettings s, List<ModeResult> results,
+            List<String> charts) {
+        StringBuilder md = new StringBuilder("# pulsar-broadcast bench\n\n");
+        md.append("- command: `").append(header.get("command")).append("`\n");
+        md.append("- started: ").append(header.get("startedAt"));
+        if (header.get("finishedAt") != null) {
+            md.append(", finished: ").append(header.get("finishedAt"));
+        }
+        md.append("\n- machine: ").append(header.get("machineSummary")).append('\n');
+        md.append("- broker: ").append(header.get("brokerSummary")).append('\n');
+        md.append(String.format(Locale.ROOT, "- workload: one producer, one topic, %s B messages at %s msg/s,"
+                + " batching %s; %d s warm-up (%,d messages, not in the latency figures) + %d s measured (%,d"
+                + " messages); receiver queue %d; %,d consumers per client%n", fmt(s.messageSize), trim(s.rate),
+                s.batching ? "on" : "off", s.warmupSeconds, s.warmupMessages(), s.durationSeconds,
+                s.totalMessages() - s.warmupMessages(), s.receiverQueue, s.consumersPerClient));
+        md.append("\n## Results\n\n").append(table(results));
+        md.append("\nLatency in ms: E2E = receive time minus the message's publish time; publish→broker and"
+                + " broker→consumer split it at the broker's publish timestamp. Connect times in s from the first"
+                + " subscribe request. delivered/lost/dup/out of order count (consumer, message) pairs, every"
+                + " consumer expecting every published message. Broker CPU is user + system seconds of the broker"
+                + " JVM (ZooKeeper and the bookie included) from the first subscribe to the end of the drain.\n");
+        String backlog = backlogTable(results);
+        if (!backlog.isEmpty()) {
+            md.append("\n## Backlog: paused consumers catching up\n\n").append(backlog);
+        }
+        String notes = notes(results);
+        if (!notes.isEmpty()) {
+            md.append("\n## Failures, skips and notes\n\n").append(notes);
+        }
+        if (!charts.isEmpty()) {
+            md.append("\n## Charts\n\n");
+            for (String c : charts) {
+                md.append("![").append(c).append("](").append(c).append(")\n\n");
+            }
+        }
+        return md.toString();
+    }
+
+    /** The main table. */
+    static String table(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder();
+        t.append("| mode | consumers | subs | status | all connected (s) | connected P50 / P99 (s) | E2E P50 | P95"
+                + " | P99 | P99.9 | max | publish→broker P99 | broker→consumer P99 | delivered | lost | dup"
+                + " | out of order | broker CPU (s) | broker peak RSS (MiB) |\n");
+        t.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (ModeResult r : results) {
+            t.append("| ").append(r.mode).append(" | ").append(fmt(r.consumers)).append(" | ")
+                    .append(fmt(r.subscriptions)).append(" | ").append(r.status).append(" | ")
+                    .append(connectCells(r)).append(" | ").append(latencyCells(r)).append(" | ")
+                    .append(deliveryCells(r)).append(" | ").append(brokerCells(r)).append(" |\n");
+        }
+        return t.toString();
+    }
+
+    private static String connectCells(ModeResult r) {
+        if (r.connect == null) {
+            return NONE + " | " + NONE;
+        }
+        String all = r.connect.allConnectedMs == null ? NONE : seconds(r.connect.allConnectedMs);
+        Percentiles p = r.connect.connectedAtMs;
+        return all + " | " + (p.count == 0 ? NONE : seconds(p.p50) + " / " + seconds(p.p99));
+    }
+
+    private static String latencyCells(ModeResult r) {
+        Percentiles e = r.latency == null ? null : r.latency.endToEnd;
+        if (e == null || e.count == 0) {
+            return String.join(" | ", NONE, NONE, NONE, NONE, NONE, NONE, NONE);
+        }
+        return String.join(" | ", fmt(e.p50), fmt(e.p95), fmt(e.p99), fmt(e.p999), fmt(e.max),
+                p99(r.latency.publishToBroker), p99(r.latency.brokerToConsumer));
+    }
+
+    private static String p99(Percentiles p) {
+        return p == null || p.count == 0 ? NONE : fmt(p.p99);
+    }
+
+    private static String deliveryCells(ModeResult r) {
+        ModeResult.Delivery d = r.delivery;
+        if (d == null) {
+            return String.join(" | ", NONE, NONE, NONE, NONE);
+        }
+        return String.join(" | ", fmt(d.delivered) + " (" + percent(d.delivered, d.expected) + ")", fmt(d.lost),
+                fmt(d.duplicated), fmt(d.outOfOrder));
+    }
+
+    private static String brokerCells(ModeResult r) {
+        ModeResult.BrokerUsage b = r.broker;
+        if (b == null) {
+            return NONE + " | " + NONE;
+        }
+        return String.format(Locale.ROOT, "%.1f | %,d", b.cpuSeconds, b.peakRssBytes / (1024 * 1024));
+    }
+
+    /** The backlog table, or "" when no run paused consumers. */
+    static String backlogTable(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder();
+        for (ModeResult r : results) {
+            ModeResult.Backlog b = r.backlog;
+            if (b == null) {
+                continue;
+            }
+            if (t.length() == 0) {
+                t.append("| mode | consumers | paused | pause (s) | catch-up P50 / P99 / max (s) | not caught up"
+                        + " | others' P99 before (ms) | during pause | during catch-up |\n");
+                t.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            }
+            Percentiles c = b.catchUpMs;
+            t.append("| ").append(r.mode).append(" | ").append(fmt(r.consumers)).append(" | ")
+                    .append(fmt(b.pausedConsumers)).append(" | ").append(b.pauseSeconds).append(" | ")
+                    .append(c.count == 0 ? NONE : seconds(c.p50) + " / " + seconds(c.p99) + " / " + seconds(c.max))
+                    .append(" | ").append(fmt(b.notCaughtUp)).append(" | ").append(p99(b.othersBefore))
+                    .append(" | ").append(p99(b.othersDuringPause)).append(" | ").append(p99(b.othersDuringCatchUp))
+                    .append(" |\n");
+        }
+        return t.toString();
+    }
+
+    /** Reasons of failed and skipped runs and the runs' notes, as a list. */
+    static String notes(List<ModeResult> results) {
+        StringBuilder n = new StringBuilder();
+        for (ModeResult r : results) {
+            String who = r.mode + " at " + fmt(r.consumers) + " consumers";
+            if (r.reason != null) {
+                n.append("- **").append(who).append(" ").append(r.status).append("**: ").append(r.reason)
+                        .append('\n');
+            }
+            for (String note : r.notes) {
+                n.append("- ").append(who).append(": ").append(note).append('\n');
+            }
+        }
+        return n.toString();
+    }
+
+    /** A one-line summary of a run for the console. */
+    static String oneLine(ModeResult r) {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%s N=%,d: %s", r.mode, r.consumers,
+                r.status));
+        if (r.reason != null) {
+            b.append(" (").append(r.reason).append(')');
+        }
+        if (r.connect != null && r.connect.allConnectedMs != null) {
+            b.append(", all connected in ").append(seconds(r.connect.allConnectedMs)).append(" s");
+        }
+        if (r.latency != null && r.latency.endToEnd.count > 0) {
+            b.append(", E2E P99 ").append(fmt(r.latency.endToEnd.p99)).append(" ms");
+        }
+        if (r.delivery != null) {
+            b.append(", delivered ").append(percent(r.delivery.delivered, r.delivery.expected));
+        }
+        return b.toString();
+    }
+
+    static String fmt(long v) {
+        return String.format(Locale.ROOT, "%,d", v);
+    }
+
+    static String seconds(long ms) {
+        return String.format(Locale.ROOT, "%.1f", ms / 1000.0);
+    }
+
+    private static String percent(long part, long whole) {
+        if (whole == 0) {
+            return NONE;
+        }
+        if (part == whole) {
+            return "100%";
+        }
+        // Rounded down, so that 99.999% never shows as 100.00%.
+        return String.format(Locale.ROOT, "%.2f%%", Math.floor(10_000.0 * part / whole) / 100);
+    }
+
+    private static String trim(double v) {
+        return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
+    }
+}

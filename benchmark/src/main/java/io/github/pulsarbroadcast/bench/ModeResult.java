@@ -1,0 +1,180 @@
+package io.github.pulsarbroadcast.bench;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one mode did at one N: the record in results.json and the row of the Markdown table. {@link #status} is
+ * {@code ok} when the run got to the end (messages may still be lost, see {@link Delivery}), {@code failed} with a
+ * {@link #reason} when it could not (for example it timed out connecting or ran out of memory), and {@code skipped}
+ * with a reason when it was not attempted.
+ *
+ * <p>Threading: filled by the thread that runs the mode, then handed to the report writers on the same thread.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public final class ModeResult {
+
+    public static final String OK = "ok";
+    public static final String FAILED = "failed";
+    public static final String SKIPPED = "skipped";
+
+    public Mode mode;
+    public int consumers;
+    /** Subscriptions the consumers are spread over (1 for broadcast, N for one-each, K for split). */
+    public int subscriptions;
+    public String topic;
+    public String status = OK;
+    public String reason;
+    /** Notes that do not fail the run (for example that the mode cannot pause). */
+    public List<String> notes = new ArrayList<>();
+    public int clients;
+    /** Wall-clock seconds of the whole run, connect to close. */
+    public double wallSeconds;
+    /** Milliseconds spent in each phase, in order (creating clients, connecting, publishing, draining, ...). */
+    public Map<String, Long> phasesMs = new LinkedHashMap<>();
+
+    public Connect connect;
+    public Latency latency;
+    public Delivery delivery;
+    public BrokerUsage broker;
+    public ClientUsage client;
+    public Backlog backlog;
+
+    /** For Jackson. */
+    public ModeResult() {
+    }
+
+    public ModeResult(Mode mode, int consumers, int subscriptions) {
+        this.mode = mode;
+        this.consumers = consumers;
+        this.subscriptions = subscriptions;
+    }
+
+    public static ModeResult skipped(Mode mode, int consumers, int subscriptions, String reason) {
+        ModeResult r = new ModeResult(mode, consumers, subscriptions);
+        r.status = SKIPPED;
+        r.reason = reason;
+        return r;
+    }
+
+    public void fail(String why) {
+        if (!FAILED.equals(status)) {
+            status = FAILED;
+            reason = why;
+        }
+    }
+
+    public boolean ok() {
+        return OK.equals(status);
+    }
+
+    /** Connecting the N consumers. Times are milliseconds from the first subscribe request. Threading: as above. */
+    public static final class Connect {
+        public int requested;
+        public int connected;
+        public int failedToConnect;
+        /** First subscribe request to last completion; null when not every consumer connected. */
+        public Long allConnectedMs;
+        /** When each consumer finished connecting, from the first request (NTT's figure 5). */
+        public Percentiles connectedAtMs;
+        /** Each consumer's own subscribe request to completion. */
+        public Percentiles subscribeMs;
+        /** {@link #connectedAtMs} in bins, for the histogram chart. */
+        public List<Bin> histogram = new ArrayList<>();
+        public String firstError;
+    }
+
+    /** One bar of a histogram: {@code count} values in {@code [fromMs, toMs)}. Threading: as above. */
+    public static final class Bin {
+        public long fromMs;
+        public long toMs;
+        public long count;
+
+        public Bin() {
+        }
+
+        public Bin(long fromMs, long toMs, long count) {
+            this.fromMs = fromMs;
+            this.toMs = toMs;
+            this.count = count;
+        }
+    }
+
+    /** Latency of the measured messages (warm-up excluded), over all consumers, in ms. Threading: as above. */
+    public static final class Latency {
+        /** Receive time minus the message's publish time (the producer's clock; same machine). */
+        public Percentiles endToEnd;
+        /** Broker publish time minus publish time; empty when the broker sent no broker timestamps. */
+        public Percentiles publishToBroker;
+        /** Receive time minus broker publish time. */
+        public Percentiles brokerToConsumer;
+    }
+
+    /**
+     * Message deliveries summed over consumers: each consumer expects every message that the producer got
+     * acknowledged ({@code expected = published x consumers}); {@code delivered + lost == expected}. Threading:
+     * as above.
+     */
+    public static final class Delivery {
+        public int totalMessages;
+        public int warmupMessages;
+        public int published;
+        public int publishFailures;
+        public long expected;
+        public long delivered;
+        public long lost;
+        public long duplicated;
+        public long outOfOrder;
+        public int consumersComplete;
+        public int consumersWithLoss;
+        public int consumersWithDuplicates;
+        public int consumersOutOfOrder;
+        /** The fewest messages any one consumer got. */
+        public long minDeliveredPerConsumer;
+        /** From the last publish to the end of the drain. */
+        public long drainMs;
+        /** True when the drain stopped on its time-out or idle limit before everything arrived. */
+        public boolean drainCutShort;
+    }
+
+    /**
+     * The broker process during this run; absent when its process is unknown (external cluster, no pid). Threading:
+     * as above.
+     */
+    public static final class BrokerUsage {
+        public long pid;
+        /** True when the broker JVM was started for this run alone (and its unreported warm-up run). */
+        public boolean freshBroker;
+        public double cpuSecondsConnect;
+        public double cpuSecondsRun;
+        public double cpuSeconds;
+        /** Largest resident set seen while the run lasted (sampled every 200 ms). */
+        public long peakRssBytes;
+        /** The process's lifetime peak (VmHWM) at the end of the run. */
+        public long lifetimePeakRssBytes;
+    }
+
+    /** The benchmark JVM itself (all clients and the producer). Threading: as above. */
+    public static final class ClientUsage {
+        public double cpuSeconds;
+        public long heapUsedBytes;
+        public long heapMaxBytes;
+    }
+
+    /** The backlog experiment: some pause, then catch up. Latencies and times in ms. Threading: as above. */
+    public static final class Backlog {
+        public int pausedConsumers;
+        public int pauseSeconds;
+        public int pauseAfterSeconds;
+        /** Resume until each paused consumer had every message published before the resume. */
+        public Percentiles catchUpMs;
+        public int notCaughtUp;
+        /** The other consumers' end-to-end latency before the pause, during it, and during the catch-up. */
+        public Percentiles othersBefore;
+        public Percentiles othersDuringPause;
+        public Percentiles othersDuringCatchUp;
+    }
+}

@@ -1,0 +1,127 @@
+package io.github.pulsarbroadcast.executor;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertSame;
+import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.testng.annotations.Test;
+
+/** Shutdown stops intake, drains what was queued, and reports what could not run. */
+public class ShutdownTest {
+
+    @Test(groups = "unit", timeOut = 20_000)
+    public void shutdownRunsEverythingQueuedBeforeIt() throws Exception {
+        int numThreads = 4;
+        int queued = 2_000;
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch gatesStarted = new CountDownLatch(numThreads);
+        AtomicInteger ran = new AtomicInteger();
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        SubscriptionOrderedExecutor executor = SubscriptionOrderedExecutor.builder()
+                .name("drain").numThreads(numThreads).build();
+        try {
+            // Hold every thread so that the work below is certainly still queued when shutdown starts.
+            for (int i = 0; i < numThreads; i++) {
+                executor.executeOrdered(Keys.onThread(executor, i), () -> {
+                    gatesStarted.countDown();
+                    OrderingTest.awaitQuietly(gate);
+                });
+            }
+            OrderingTest.awaitQuietly(gatesStarted);
+            for (int i = 0; i < queued; i++) {
+                executor.executeOrdered(SubscriptionKey.of(Keys.TOPIC, "sub-" + (i % 100)), ran::incrementAndGet);
+            }
+
+            CompletableFuture<ShutdownReport> report =
+                    CompletableFuture.supplyAsync(() -> executor.shutdown(Duration.ofSeconds(10)), caller);
+            await().atMost(Duration.ofSeconds(5)).until(executor::isShutdown);
+            RejectedExecutionException late = expectThrows(RejectedExecutionException.class,
+                    () -> executor.executeOrdered(SubscriptionKey.of(Keys.TOPIC, "late"), ran::incrementAndGet));
+            assertTrue(late.getMessage().contains("is shut down"), late.getMessage());
+            assertEquals(ran.get(), 0, "the queued work ran before the gate opened");
+
+            gate.countDown();
+            ShutdownReport result = report.get(10, TimeUnit.SECONDS);
+            assertTrue(result.drained(), result.toString());
+            assertEquals(result.abandonedTasks(), 0);
+            assertEquals(result.interruptedTasks(), 0);
+            assertEquals(ran.get(), queued);
+            assertSame(executor.shutdown(Duration.ofSeconds(1)), result, "shutdown is idempotent");
+        } finally {
+            gate.countDown();
+            caller.shutdownNow();
+            executor.close();
+        }
+    }
+
+    @Test(groups = "unit", timeOut = 20_000)
+    public void shutdownWithABlockedTaskReportsAbandonedAndInterruptedTasks() {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicBoolean blockerInterrupted = new AtomicBoolean();
+        AtomicInteger behindBlocker = new AtomicInteger();
+        AtomicInteger otherThread = new AtomicInteger();
+        SubscriptionOrderedExecutor executor = SubscriptionOrderedExecutor.builder()
+                .name("stuck").numThreads(2).build();
+        SubscriptionKey stuck = Keys.onThread(executor, 0);
+        SubscriptionKey free = Keys.onThread(executor, 1);
+
+        executor.executeOrdered(stuck, () -> {
+            started.countDown();
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                blockerInterrupted.set(true);
+            }
+        });
+        OrderingTest.awaitQuietly(started);
+        for (int i = 0; i < 5; i++) {
+            executor.executeOrdered(stuck, behindBlocker::incrementAndGet);
+        }
+        for (int i = 0; i < 10; i++) {
+            executor.executeOrdered(free, otherThread::incrementAndGet);
+        }
+        // Only the stuck thread may have work left, so the counts below are exact.
+        await().atMost(Duration.ofSeconds(5)).until(() -> otherThread.get() == 10);
+
+        ShutdownReport report = executor.shutdown(Duration.ofMillis(300));
+
+        assertFalse(report.drained(), report.toString());
+        assertEquals(report.abandonedTasks(), 5, report.toString());
+        assertEquals(report.interruptedTasks(), 1, report.toString());
+        assertEquals(executor.queuedTasks(0), 0);
+        await().atMost(Duration.ofSeconds(5)).until(blockerInterrupted::get);
+        assertEquals(behindBlocker.get(), 0, "abandoned tasks must not run");
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void shutdownFromAnExecutorThreadIsRefused() {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        try (SubscriptionOrderedExecutor executor = SubscriptionOrderedExecutor.builder()
+                .name("self").numThreads(1).build()) {
+            executor.executeUnordered(() -> {
+                try {
+                    executor.close();
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> thrown.get() != null);
+            assertTrue(thrown.get() instanceof IllegalStateException, String.valueOf(thrown.get()));
+            assertFalse(executor.isShutdown());
+        }
+    }
+}
