@@ -18,27 +18,24 @@ import org.slf4j.LoggerFactory;
 /**
  * The plugin's entry point: a {@link BrokerInterceptor} that a stock Pulsar 2.10 broker loads from the NAR named in
  * {@code brokerInterceptors}. Its only job is in {@link #initialize}: it installs the plugin's connection handler
- * before the broker binds its ports. The per-command callbacks are deliberately empty.
+ * before the broker binds its ports. Of the per-command callbacks, only {@link #consumerCreated} does anything.
  *
  * <p>It also checks every new consumer ({@link #consumerCreated}).
  *
  * <p>Threading: {@link #initialize} and {@link #close} run once, on the broker's start-up and shut-down threads;
- * the callbacks run on Netty and web threads and touch no state. {@link #config} is written once in
- * {@code initialize} before any connection exists and is volatile for readers on other threads.
+ * the callbacks run on Netty and web threads and touch no state. {@link #service} is written once in
+ * {@code initialize} before any connection exists and is volatile for {@link #close}.
  */
 public class BroadcastBrokerInterceptor implements BrokerInterceptor {
 
     private static final Logger log = LoggerFactory.getLogger(BroadcastBrokerInterceptor.class);
 
-    /** Single writer ({@link #initialize}); volatile for the readers. */
-    private volatile BroadcastConfig config;
     /** Single writer ({@link #initialize}); volatile for {@link #close}. Null while disabled. */
     private volatile BroadcastService service;
 
     @Override
     public void initialize(PulsarService pulsar) {
         BroadcastConfig cfg = BroadcastConfig.from(pulsar.getConfiguration().getProperties());
-        this.config = cfg;
         if (!cfg.enabled()) {
             log.info("pulsar-broadcast loaded but disabled ({}): every command goes to stock Pulsar", cfg);
             return;
@@ -47,11 +44,6 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
         this.service = svc;
         pulsar.getBrokerService().setPulsarChannelInitializerFactory(BroadcastChannelInitializer.factory(svc));
         log.info("pulsar-broadcast installed its connection handler ({})", cfg);
-    }
-
-    /** The configuration read at start-up, or null before {@link #initialize}. */
-    public BroadcastConfig config() {
-        return config;
     }
 
     /**

@@ -21,24 +21,7 @@ public final class BroadcastMode {
     /** The only value the plugin serves. */
     public static final String BROADCAST = "broadcast";
 
-    /** What one subscribe command asks for. */
-    public enum Request {
-        /** Neither property is set: stock Pulsar handles the consumer. */
-        STOCK,
-        /** {@value #KEY}={@value #BROADCAST}, and the rest of the command fits a broadcast subscription. */
-        BROADCAST,
-        /** The key is set but something else is wrong; {@link #explain} says what. */
-        INVALID
-    }
-
     private BroadcastMode() {
-    }
-
-    /** Reads the command; pair with {@link #explain} for {@link Request#INVALID}. */
-    public static Request read(CommandSubscribe subscribe, boolean persistentTopic) {
-        return explain(subscribe, persistentTopic) == null
-                ? (requested(subscribe) ? Request.BROADCAST : Request.STOCK)
-                : Request.INVALID;
     }
 
     /** Whether either property carries the key, whatever its value. */

@@ -1,6 +1,6 @@
 package io.github.pulsarbroadcast.broadcast;
 
-import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
 
@@ -18,17 +18,20 @@ public class BroadcastModeTest {
 
     @Test(groups = "unit", timeOut = 10_000)
     public void noKeyMeansStock() {
-        assertEquals(BroadcastMode.read(subscribe(SubType.Shared), true), BroadcastMode.Request.STOCK);
+        CommandSubscribe stock = subscribe(SubType.Shared);
+        assertFalse(BroadcastMode.requested(stock));
+        assertNull(BroadcastMode.explain(stock, true));
     }
 
     @Test(groups = "unit", timeOut = 10_000)
     public void subscriptionPropertyOrConsumerPropertySelectsBroadcast() {
         CommandSubscribe bySubscription = subscribe(SubType.Failover);
         bySubscription.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("broadcast");
-        assertEquals(BroadcastMode.read(bySubscription, true), BroadcastMode.Request.BROADCAST);
+        assertTrue(BroadcastMode.requested(bySubscription));
+        assertNull(BroadcastMode.explain(bySubscription, true));
         CommandSubscribe byConsumer = subscribe(SubType.Failover);
         byConsumer.addMetadata().setKey(BroadcastMode.KEY).setValue("broadcast");
-        assertEquals(BroadcastMode.read(byConsumer, true), BroadcastMode.Request.BROADCAST);
+        assertTrue(BroadcastMode.requested(byConsumer));
         assertNull(BroadcastMode.explain(byConsumer, true));
     }
 
@@ -37,7 +40,7 @@ public class BroadcastModeTest {
         for (SubType type : new SubType[] {SubType.Shared, SubType.Key_Shared, SubType.Exclusive}) {
             CommandSubscribe cmd = subscribe(type);
             cmd.addMetadata().setKey(BroadcastMode.KEY).setValue("broadcast");
-            assertEquals(BroadcastMode.read(cmd, true), BroadcastMode.Request.INVALID);
+            assertTrue(BroadcastMode.requested(cmd));
             String why = BroadcastMode.explain(cmd, true);
             assertTrue(why.contains("Failover") && why.contains(type.name()), why);
         }

@@ -7,7 +7,6 @@ import io.github.pulsarbroadcast.broadcast.cursor.PositionSequence;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import io.github.pulsarbroadcast.executor.SubscriptionKey;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -450,10 +449,6 @@ public final class BroadcastDispatcher implements Dispatcher {
 
     void countSendTask() {
         sendTasks++;
-    }
-
-    Map<Consumer, BroadcastConsumer> membersView() {
-        return Collections.unmodifiableMap(members);
     }
 
     /** A disconnected consumer's virtual cursor, kept for a reconnect until {@link #expiresAtNanos}. */

@@ -29,6 +29,8 @@ final class ConnectionSend implements Runnable {
     private int[] planStart = new int[9];
     private int[] plan = new int[8];
     private int planSize;
+    /** Index of the entry added last: a consumer's entries mostly follow each other in {@link #entries}. */
+    private int lastIndex = -1;
 
     ConnectionSend(String topic, int partitionIndex) {
         this.topic = topic;
@@ -71,15 +73,20 @@ final class ConnectionSend implements Runnable {
     }
 
     private int indexOf(WindowEntry entry) {
-        // Consumers of one connection are mostly at the same position: look at the newest entries first.
+        // The usual case is the entry after the last one (a consumer takes a run of entries), so that costs one
+        // comparison; a scan happens only where a consumer's run starts, which keeps a k-entry run O(k).
+        int next = lastIndex + 1;
+        if (next < entries.size() && entries.get(next) == entry) {
+            return lastIndex = next;
+        }
         for (int i = entries.size() - 1; i >= 0; i--) {
             if (entries.get(i) == entry) {
-                return i;
+                return lastIndex = i;
             }
         }
         entry.retain();
         entries.add(entry);
-        return entries.size() - 1;
+        return lastIndex = entries.size() - 1;
     }
 
     @Override

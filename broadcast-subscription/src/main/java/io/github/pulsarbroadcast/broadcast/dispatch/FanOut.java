@@ -5,7 +5,6 @@ import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
 import io.github.pulsarbroadcast.broadcast.cursor.PositionSequence;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -424,8 +423,11 @@ final class FanOut {
         if (index >= source.size() || bc.cursor.permits() <= 0) {
             return;
         }
-        ConnectionSend send = sends.computeIfAbsent(bc.cnx, c -> new ConnectionSend(owner.topicName(),
-                owner.partitionIndex()));
+        ConnectionSend send = sends.get(bc.cnx);
+        if (send == null) { // not computeIfAbsent: its capturing lambda would allocate per consumer
+            send = new ConnectionSend(owner.topicName(), owner.partitionIndex());
+            sends.put(bc.cnx, send);
+        }
         send.startConsumer(bc, bc.consumer.getConsumerEpoch());
         for (int i = index; i < source.size() && bc.cursor.permits() > 0; i++) {
             WindowEntry e = source.get(i);
@@ -450,16 +452,5 @@ final class FanOut {
                 e.getKey().ctx().executor().execute(send);
             }
         }
-    }
-
-    // ----- introspection (dispatch thread) -----
-
-    Map<String, Integer> stateCounts() {
-        Map<String, Integer> counts = new HashMap<>();
-        counts.put("waiting", waitingCount);
-        counts.put("pending", pending.size());
-        counts.put("catchingUp", catchingUp.values().stream().mapToInt(List::size).sum());
-        counts.put("window", window.size());
-        return counts;
     }
 }
