@@ -52,7 +52,7 @@ final class BrokerPrimer {
                 .create();
              Producer<byte[]> producer = client.newProducer(Schema.BYTES).topic(topic).enableBatching(false)
                      .create()) {
-            producer.newMessage().value(new byte[16]).property(Deliveries.SEQ, "0").send();
+            producer.newMessage().value(new byte[16]).sequenceId(0).send();
             for (Consumer<byte[]> c : consumers) {
                 Message<byte[]> m = c.receive(30, TimeUnit.SECONDS);
                 if (m == null) {

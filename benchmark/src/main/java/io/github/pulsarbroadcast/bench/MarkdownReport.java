@@ -38,7 +38,8 @@ final class MarkdownReport {
                 + " broker→consumer split it at the broker's publish timestamp. Connect times in s from the first"
                 + " subscribe request. delivered/lost/dup/out of order count (consumer, message) pairs, every"
                 + " consumer expecting every published message. Broker CPU is user + system seconds of the broker"
-                + " JVM (ZooKeeper and the bookie included) from the first subscribe to the end of the drain.\n");
+                + " JVM (ZooKeeper and the bookie included) from the first subscribe to the end of the drain; clients"
+                + " CPU the same for the benchmark JVM (producer and every consumer).\n");
         String backlog = backlogTable(results);
         if (!backlog.isEmpty()) {
             md.append("\n## Backlog: paused consumers catching up\n\n").append(backlog);
@@ -61,13 +62,15 @@ final class MarkdownReport {
         StringBuilder t = new StringBuilder();
         t.append("| mode | consumers | subs | status | all connected (s) | connected P50 / P99 (s) | E2E P50 | P95"
                 + " | P99 | P99.9 | max | publish→broker P99 | broker→consumer P99 | delivered | lost | dup"
-                + " | out of order | broker CPU (s) | broker peak RSS (MiB) |\n");
-        t.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " | out of order | broker CPU (s) | broker peak RSS (MiB) | clients CPU (s) |\n");
+        t.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ModeResult r : results) {
             t.append("| ").append(r.mode).append(" | ").append(fmt(r.consumers)).append(" | ")
                     .append(fmt(r.subscriptions)).append(" | ").append(r.status).append(" | ")
                     .append(connectCells(r)).append(" | ").append(latencyCells(r)).append(" | ")
-                    .append(deliveryCells(r)).append(" | ").append(brokerCells(r)).append(" |\n");
+                    .append(deliveryCells(r)).append(" | ").append(brokerCells(r)).append(" | ")
+                    .append(r.client == null ? NONE : String.format(Locale.ROOT, "%.1f", r.client.cpuSeconds))
+                    .append(" |\n");
         }
         return t.toString();
     }

@@ -159,6 +159,9 @@ public final class ModeResult {
 
     /** The benchmark JVM itself (all clients and the producer). Threading: as above. */
     public static final class ClientUsage {
+        /** CPU seconds while connecting, and from then to the end of the drain (as for the broker). */
+        public double cpuSecondsConnect;
+        public double cpuSecondsRun;
         public double cpuSeconds;
         public long heapUsedBytes;
         public long heapMaxBytes;

@@ -35,6 +35,8 @@ final class ModeRun {
     private final ConsumerTracker[] trackers;
     private final ModeResult result;
     private String phase = "starting";
+    /** This JVM's CPU time when every consumer was connected, or -1 before; main thread only. */
+    private long cpuAtConnected = -1;
     private long phaseStartNanos = System.nanoTime();
 
     ModeRun(BenchSettings s, Mode mode, int n, Broker broker, PulsarAdmin admin, boolean freshBroker, String runId) {
@@ -89,6 +91,7 @@ final class ModeRun {
             result.clients = clients.size();
             fleet = new Fleet(mode, topic, result.subscriptions, s, clients, deliveries);
             if (connect(fleet)) {
+                cpuAtConnected = ResultCollector.processCpuNanos();
                 if (monitor != null) {
                     monitor.connected();
                 }
@@ -266,7 +269,7 @@ final class ModeRun {
                         + " no backlog figures");
             }
             result.broker = monitor == null ? null : monitor.stop();
-            result.client = ResultCollector.client(cpuAtStart);
+            result.client = ResultCollector.client(cpuAtStart, cpuAtConnected);
         } catch (RuntimeException | OutOfMemoryError e) {
             result.notes.add("collecting the figures failed: " + Errors.brief(e));
         } finally {

@@ -16,8 +16,8 @@ import org.apache.pulsar.client.api.Schema;
 
 /**
  * The one producer: publishes {@code totalMessages} messages of {@code messageSize} bytes at a fixed rate, each
- * carrying its sequence number in the {@value Deliveries#SEQ} property. Message {@code k} is sent at
- * {@code start + k / rate}; the first {@code warmupMessages} are the warm-up.
+ * carrying its sequence number as the message's sequence id (see {@link Deliveries#sequenceOf}). Message {@code k}
+ * is sent at {@code start + k / rate}; the first {@code warmupMessages} are the warm-up.
  *
  * <p>Threading: one scheduler thread ("bench-publisher") sends; send completions run on the producer client's
  * threads and update the atomics and {@link #acked} (guarded by itself); the main thread polls.
@@ -77,7 +77,7 @@ final class Publisher implements AutoCloseable {
             return;
         }
         lastSendNanos = System.nanoTime();
-        producer.newMessage().value(payload).property(Deliveries.SEQ, Integer.toString(seq)).sendAsync()
+        producer.newMessage().value(payload).sequenceId(seq).sendAsync()
                 .whenComplete((id, e) -> {
                     if (e == null) {
                         synchronized (acked) {

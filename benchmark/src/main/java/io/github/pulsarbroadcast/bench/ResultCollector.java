@@ -139,10 +139,17 @@ final class ResultCollector {
         return b;
     }
 
-    /** This JVM's CPU seconds since {@code cpuNanosAtStart} and its heap now. */
-    static ModeResult.ClientUsage client(long cpuNanosAtStart) {
+    /**
+     * This JVM's CPU seconds since {@code cpuNanosAtStart}, split at {@code cpuNanosAtConnected} (-1 when the
+     * consumers never all connected: everything counts as connecting), and its heap now.
+     */
+    static ModeResult.ClientUsage client(long cpuNanosAtStart, long cpuNanosAtConnected) {
         ModeResult.ClientUsage u = new ModeResult.ClientUsage();
-        u.cpuSeconds = Math.round((processCpuNanos() - cpuNanosAtStart) / 1e7) / 100.0;
+        long end = processCpuNanos();
+        long connected = cpuNanosAtConnected < 0 ? end : cpuNanosAtConnected;
+        u.cpuSecondsConnect = Math.round((connected - cpuNanosAtStart) / 1e7) / 100.0;
+        u.cpuSecondsRun = Math.round((end - connected) / 1e7) / 100.0;
+        u.cpuSeconds = Math.round((end - cpuNanosAtStart) / 1e7) / 100.0;
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         u.heapUsedBytes = heap.getUsed();
         u.heapMaxBytes = heap.getMax();

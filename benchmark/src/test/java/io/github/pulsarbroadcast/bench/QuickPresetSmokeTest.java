@@ -57,6 +57,7 @@ public class QuickPresetSmokeTest {
             checkDelivery(mode, run.get("delivery"), report.get("settings"));
             checkLatency(mode, run.get("latency"), run.get("delivery"), report.get("settings"));
             checkBroker(mode, run.get("broker"));
+            checkClients(mode, run.get("client"));
             checkBacklog(mode, run.get("backlog"));
         }
         String md = Files.readString(out.resolve("results.md"), StandardCharsets.UTF_8);
@@ -123,6 +124,14 @@ public class QuickPresetSmokeTest {
                 assertTrue(l.get(part).get("p50").asLong() <= e2e.get("max").asLong(), mode + " " + part);
             }
         }
+    }
+
+    private static void checkClients(String mode, JsonNode c) {
+        assertNotNull(c, mode + ": benchmark JVM figures");
+        assertTrue(c.get("cpuSecondsConnect").asDouble() >= 0, mode + ": clients CPU while connecting");
+        assertTrue(c.get("cpuSecondsRun").asDouble() > 0, mode + ": clients CPU while publishing");
+        assertEquals(c.get("cpuSeconds").asDouble(), c.get("cpuSecondsConnect").asDouble()
+                + c.get("cpuSecondsRun").asDouble(), 0.02, mode + ": connect + run CPU");
     }
 
     private static void checkBroker(String mode, JsonNode b) {

@@ -23,6 +23,7 @@ public final class BroadcastConfig {
     static final String WINDOW_MAX_ENTRIES = PREFIX + "WindowMaxEntries";
     static final String WINDOW_MAX_BYTES = PREFIX + "WindowMaxBytes";
     static final String MARK_DELETE_INTERVAL_MS = PREFIX + "MarkDeleteIntervalMs";
+    static final String STATS_INTERVAL_MS = PREFIX + "StatsIntervalMs";
 
     /** Every key with its range, in documentation order; the default is computed in {@link #from}. */
     private static final Map<String, long[]> RANGES = new LinkedHashMap<>();
@@ -35,6 +36,7 @@ public final class BroadcastConfig {
         RANGES.put(WINDOW_MAX_ENTRIES, new long[] {1, 1_000_000});
         RANGES.put(WINDOW_MAX_BYTES, new long[] {1, Long.MAX_VALUE});
         RANGES.put(MARK_DELETE_INTERVAL_MS, new long[] {10, 3_600_000});
+        RANGES.put(STATS_INTERVAL_MS, new long[] {10, 3_600_000});
     }
 
     private final boolean enabled;
@@ -44,6 +46,7 @@ public final class BroadcastConfig {
     private final int windowMaxEntries;
     private final long windowMaxBytes;
     private final long markDeleteIntervalMs;
+    private final long statsIntervalMs;
 
     private BroadcastConfig(Properties p) {
         this.enabled = parseBoolean(p, ENABLED, true);
@@ -53,6 +56,7 @@ public final class BroadcastConfig {
         this.windowMaxEntries = (int) parseLong(p, WINDOW_MAX_ENTRIES, 1000);
         this.windowMaxBytes = parseLong(p, WINDOW_MAX_BYTES, 64L * 1024 * 1024);
         this.markDeleteIntervalMs = parseLong(p, MARK_DELETE_INTERVAL_MS, 1000);
+        this.statsIntervalMs = parseLong(p, STATS_INTERVAL_MS, 5000);
     }
 
     /** The defaults, as documented. */
@@ -117,6 +121,14 @@ public final class BroadcastConfig {
         return markDeleteIntervalMs;
     }
 
+    /**
+     * How often the broadcast consumers' delivery counters are copied into the stock consumer stats that
+     * {@code pulsar-admin topics stats} and the metrics show (off the dispatch thread).
+     */
+    public long statsIntervalMs() {
+        return statsIntervalMs;
+    }
+
     private static boolean parseBoolean(Properties p, String key, boolean def) {
         String v = p.getProperty(key);
         if (v == null || v.isBlank()) {
@@ -152,6 +164,7 @@ public final class BroadcastConfig {
         return ENABLED + "=" + enabled + ", " + EXECUTOR_THREADS + "=" + executorThreads + ", "
                 + RECONNECT_GRACE_SECONDS + "=" + reconnectGraceSeconds + ", " + MAX_READ_BATCH + "="
                 + maxReadBatchSize + ", " + WINDOW_MAX_ENTRIES + "=" + windowMaxEntries + ", " + WINDOW_MAX_BYTES
-                + "=" + windowMaxBytes + ", " + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs;
+                + "=" + windowMaxBytes + ", " + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs + ", "
+                + STATS_INTERVAL_MS + "=" + statsIntervalMs;
     }
 }

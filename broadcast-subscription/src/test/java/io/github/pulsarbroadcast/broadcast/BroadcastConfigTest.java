@@ -64,6 +64,7 @@ public class BroadcastConfigTest {
         assertEquals(documented.get("broadcastWindowMaxBytes"), String.valueOf(defaults.windowMaxBytes()));
         assertEquals(documented.get("broadcastMarkDeleteIntervalMs"),
                 String.valueOf(defaults.markDeleteIntervalMs()));
+        assertEquals(documented.get("broadcastStatsIntervalMs"), String.valueOf(defaults.statsIntervalMs()));
     }
 
     @Test(groups = "unit", timeOut = 10_000)

@@ -30,6 +30,7 @@ public class BroadcastLifecycleAndStatsTest extends BroadcastTestBase {
     protected void configureBroker(ServiceConfiguration conf) {
         conf.getProperties().setProperty("broadcastReconnectGraceSeconds", "1");
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
+        conf.getProperties().setProperty("broadcastStatsIntervalMs", "100");
     }
 
     @Test(groups = "integration", timeOut = 120_000)

@@ -40,11 +40,14 @@ import org.slf4j.LoggerFactory;
  * exactly as stock Pulsar does (so nothing is created for a client that may not consume), makes sure the topic holds
  * a {@link BroadcastSubscription} under that name, records how the consumer asked to join, and calls
  * {@link ServerCnx#handleSubscribe}, which authorizes again, validates, registers the consumer and attaches it.
+ * When the subscription already is a broadcast subscription on this broker there is nothing to prepare, and the
+ * subscribe goes to the stock path at once (still authorized there).
  *
  * <p>Threading: like {@link ServerCnx}, every {@code handle*} method runs on this connection's Netty event loop; the
  * continuation of a broadcast subscribe is put back on it. {@link #pendingJoins} and {@link #broadcastConsumers}
  * are concurrent maps because stock Pulsar attaches and removes consumers on its own threads. Acknowledgements are
- * applied on random executor threads and answered from there (Netty writes are thread-safe).
+ * gathered per event-loop pass ({@link #pendingAcks}, event loop only) and applied as one {@link AckBatch} on a
+ * random executor thread, and answered from there (Netty writes are thread-safe).
  */
 public class BroadcastServerCnx extends ServerCnx {
 
@@ -56,6 +59,10 @@ public class BroadcastServerCnx extends ServerCnx {
     private final Map<Long, InitialPosition> pendingJoins = new ConcurrentHashMap<>();
     /** Consumer id to the attached broadcast consumer, for routing its acks and flows. */
     private final Map<Long, BroadcastConsumer> broadcastConsumers = new ConcurrentHashMap<>();
+    /** Broadcast acks decoded in the current event-loop pass, not yet handed off; event loop only. */
+    private AckBatch pendingAcks;
+    /** {@link #handOffAcks} as one object, so that scheduling it allocates nothing. */
+    private final Runnable handOffAcks = this::handOffAcks;
     /** Whether the client said it reads broker entry metadata; written once in handleConnect. */
     private volatile boolean clientSupportsBrokerEntryMetadata;
 
@@ -103,6 +110,13 @@ public class BroadcastServerCnx extends ServerCnx {
             getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError, problem);
             return;
         }
+        if (alreadyServedAsBroadcast(topicName, subscribe.getSubscription())) {
+            // The common case, every join after the first: nothing to create, so nothing to authorize first; the
+            // stock path authorizes, validates and attaches the consumer, as it would for any subscription.
+            pendingJoins.put(subscribe.getConsumerId(), subscribe.getInitialPosition());
+            super.handleSubscribe(subscribe);
+            return;
+        }
         // The decoder reuses the command object: keep a copy for the asynchronous continuation.
         CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
         authorizeConsume(topicName, copy.getSubscription()).whenComplete((authorized, authError) -> {
@@ -140,6 +154,13 @@ public class BroadcastServerCnx extends ServerCnx {
         }
         // Not prepared means not authorized: the stock path refuses with its own message.
         super.handleSubscribe(copy);
+    }
+
+    /** True when the topic is loaded here and {@code subscription} on it is already a broadcast subscription. */
+    private boolean alreadyServedAsBroadcast(TopicName topicName, String subscription) {
+        Optional<Topic> topic = getBrokerService().getTopicReference(topicName.toString());
+        return topic.isPresent() && topic.get() instanceof PersistentTopic
+                && ((PersistentTopic) topic.get()).getSubscriptions().get(subscription) instanceof BroadcastSubscription;
     }
 
     /** Finds or creates the topic as the stock path would, and installs the broadcast subscription in it. */
@@ -238,9 +259,24 @@ public class BroadcastServerCnx extends ServerCnx {
             super.handleAck(ack); // stock consumers, and ids this connection does not know (stock drops them)
             return;
         }
-        AckCopy copy = AckCopy.of(ack);
-        // Acks need no ordering: a random thread, never behind the dispatch work of any subscription.
-        service.executor().executeUnordered(() -> copy.applyTo(bc, this));
+        if (pendingAcks == null) {
+            // The first ack of this event-loop pass: the hand-off runs once the pass has decoded what it read.
+            pendingAcks = new AckBatch(this);
+            ctx().executor().execute(handOffAcks);
+        }
+        pendingAcks.add(bc, AckCopy.of(ack));
+    }
+
+    /**
+     * Hands the acks gathered in this event-loop pass to a random executor thread: acks need no ordering, and there
+     * they never wait behind the dispatch work of any subscription. Event loop only.
+     */
+    private void handOffAcks() {
+        AckBatch batch = pendingAcks;
+        pendingAcks = null;
+        if (batch != null) {
+            service.executor().executeUnordered(batch);
+        }
     }
 
     @Override

@@ -11,7 +11,7 @@ import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
  *
  * <p>Threading: {@link #consumer}, {@link #cnx} and {@link #cursor} are final. {@link #state} is owned by the
  * dispatch thread. The output counters are single-writer (the connection's event-loop thread, after each write) and
- * volatile for the dispatch thread, which publishes them into the stock consumer's stats.
+ * volatile for the stats task, which publishes them into the stock consumer's stats under this object's monitor.
  */
 public final class BroadcastConsumer {
 
@@ -48,7 +48,7 @@ public final class BroadcastConsumer {
     private volatile long lastSentMillis;
     /** When this consumer last acknowledged; written by ack threads (any writer, the latest store wins). */
     volatile long lastAckedMillis;
-    /** What was last published into the stock consumer's stats. Dispatch thread only. */
+    /** What was last published into the stock consumer's stats. Guarded by {@code this}. */
     private long publishedMsgOut;
     private long publishedBytesOut;
 
@@ -94,11 +94,11 @@ public final class BroadcastConsumer {
         return consumer.consumerName();
     }
 
-    /** Counts a write; called only on the connection's event loop. */
-    void countSent(int messages, int bytes) {
+    /** Counts a write made at {@code nowMillis}; called only on the connection's event loop. */
+    void countSent(int messages, int bytes, long nowMillis) {
         msgOut = msgOut + messages;
         bytesOut = bytesOut + bytes;
-        lastSentMillis = System.currentTimeMillis();
+        lastSentMillis = nowMillis;
     }
 
     long msgOut() {
@@ -112,9 +112,9 @@ public final class BroadcastConsumer {
     /**
      * Publishes what was sent since the last call into the stock {@link Consumer}'s counters (through its public
      * {@code updateStats}), so that topic stats, rates and metrics show broadcast consumers like any other.
-     * Dispatch thread; {@code scratch} is reused between consumers.
+     * Called by the stats task; {@code scratch} belongs to the caller and is reused between consumers.
      */
-    void publishStats(ConsumerStatsImpl scratch) {
+    synchronized void publishStats(ConsumerStatsImpl scratch) {
         long m = msgOut;
         long b = bytesOut;
         scratch.msgOutCounter = m - publishedMsgOut;

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * there in order ({@link FanOut} is confined to it). Acknowledgements run on random executor threads and touch only
  * the consumer's {@link VirtualCursor}, which is thread-safe. Membership ({@link #members}, {@link #byName},
  * {@link #parked}) is in concurrent maps because stock Pulsar adds and removes consumers on its own threads. Counters
- * are single-writer (the dispatch thread) and volatile for readers.
+ * are single-writer (the dispatch thread) and volatile for readers. Consumer stats are published by a task of the
+ * broker's scheduler ({@link #publishStats}), which only reads the membership map.
  */
 public final class BroadcastDispatcher implements Dispatcher {
 
@@ -68,6 +69,7 @@ public final class BroadcastDispatcher implements Dispatcher {
     /** Completed when the last consumer leaves after a disconnect request; guarded by {@code this}. */
     private CompletableFuture<Void> disconnectFuture;
     private volatile ScheduledFuture<?> periodicTask;
+    private volatile ScheduledFuture<?> statsTask;
 
     private volatile long tailEntriesRead;
     private volatile long catchUpEntriesRead;
@@ -93,9 +95,21 @@ public final class BroadcastDispatcher implements Dispatcher {
         if (recovering) {
             startRecoveryWindow();
         }
-        long interval = service.config().markDeleteIntervalMs();
-        this.periodicTask = service.scheduler().scheduleAtFixedRate(() -> post(this::syncCursor), interval,
-                interval, TimeUnit.MILLISECONDS);
+        startPeriodicTasks();
+    }
+
+    /** Starts the cursor sync (posted to the dispatch thread) and the stats publication (on the scheduler). */
+    private synchronized void startPeriodicTasks() {
+        if (periodicTask == null || periodicTask.isCancelled()) {
+            long interval = service.config().markDeleteIntervalMs();
+            periodicTask = service.scheduler().scheduleAtFixedRate(() -> post(this::syncCursor), interval, interval,
+                    TimeUnit.MILLISECONDS);
+        }
+        if (statsTask == null || statsTask.isCancelled()) {
+            long interval = service.config().statsIntervalMs();
+            statsTask = service.scheduler().scheduleWithFixedDelay(this::publishStats, interval, interval,
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
     // ----- plumbing -----
@@ -268,7 +282,6 @@ public final class BroadcastDispatcher implements Dispatcher {
         PositionImpl markDeleted = (PositionImpl) cursor.getMarkDeletedPosition();
         PositionImpl lowestAck = null;
         PositionImpl lowestNext = null;
-        ConsumerStatsImpl scratch = new ConsumerStatsImpl();
         for (BroadcastConsumer bc : members.values()) {
             if (bc.cursor.skipTo(markDeleted)) {
                 consumersSkippedForward++;
@@ -276,7 +289,6 @@ public final class BroadcastDispatcher implements Dispatcher {
             }
             lowestAck = min(lowestAck, bc.cursor.acknowledged());
             lowestNext = min(lowestNext, bc.cursor.next());
-            bc.publishStats(scratch);
         }
         long now = System.nanoTime();
         parked.values().removeIf(p -> p.expiresAtNanos < now);
@@ -292,6 +304,24 @@ public final class BroadcastDispatcher implements Dispatcher {
         }
         if (lowestNext != null) {
             fanOut.trimWindow(lowestNext);
+        }
+    }
+
+    /**
+     * Copies every consumer's delivery counters into its stock stats. It runs on the broker's scheduler, not on the
+     * dispatch thread: at 100,000 consumers one pass touches a few hundred thousand counters spread over the heap
+     * (tens of milliseconds), which the fan-out must not wait for, and it runs less often than the cursor sync
+     * because only stats readers need it.
+     */
+    private void publishStats() {
+        try {
+            ConsumerStatsImpl scratch = new ConsumerStatsImpl();
+            for (BroadcastConsumer bc : members.values()) {
+                bc.publishStats(scratch);
+            }
+        } catch (RuntimeException e) {
+            // A periodic task that throws is never run again: log and keep the schedule.
+            log.warn("{} Publishing consumer stats failed: {}", name, e.toString());
         }
     }
 
@@ -319,9 +349,10 @@ public final class BroadcastDispatcher implements Dispatcher {
     @Override
     public CompletableFuture<Void> close() {
         closed = true;
-        ScheduledFuture<?> task = periodicTask;
-        if (task != null) {
-            task.cancel(false);
+        for (ScheduledFuture<?> task : new ScheduledFuture<?>[] {periodicTask, statsTask}) {
+            if (task != null) {
+                task.cancel(false);
+            }
         }
         parked.clear();
         return disconnectAllConsumers(false).thenRun(() -> post(fanOut::close));
@@ -361,11 +392,7 @@ public final class BroadcastDispatcher implements Dispatcher {
         resetCloseFuture();
         closed = false;
         post(fanOut::reopen);
-        if (periodicTask == null || periodicTask.isCancelled()) {
-            long interval = service.config().markDeleteIntervalMs();
-            periodicTask = service.scheduler().scheduleAtFixedRate(() -> post(this::syncCursor), interval, interval,
-                    TimeUnit.MILLISECONDS);
-        }
+        startPeriodicTasks();
     }
 
     @Override

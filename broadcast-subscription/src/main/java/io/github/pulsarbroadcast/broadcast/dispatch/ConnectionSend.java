@@ -93,8 +93,9 @@ final class ConnectionSend implements Runnable {
     public void run() {
         try {
             ChannelHandlerContext ctx = consumers.get(0).cnx.ctx();
+            long now = System.currentTimeMillis();
             for (int c = 0; c < consumers.size(); c++) {
-                write(ctx, c);
+                write(ctx, c, now);
             }
             ctx.flush();
         } catch (RuntimeException e) {
@@ -112,7 +113,7 @@ final class ConnectionSend implements Runnable {
         entries.clear();
     }
 
-    private void write(ChannelHandlerContext ctx, int c) {
+    private void write(ChannelHandlerContext ctx, int c, long nowMillis) {
         BroadcastConsumer bc = consumers.get(c);
         if (bc.isRemoved()) {
             return;
@@ -127,6 +128,6 @@ final class ConnectionSend implements Runnable {
             messages += e.messages;
             bytes += e.payloadSize();
         }
-        bc.countSent(messages, bytes);
+        bc.countSent(messages, bytes, nowMillis);
     }
 }
