@@ -18,10 +18,13 @@ public final class BroadcastService implements AutoCloseable {
     private final PulsarService pulsar;
     private final BroadcastConfig config;
     private final SubscriptionOrderedExecutor executor;
+    private final boolean onlyInterceptor;
 
     public BroadcastService(PulsarService pulsar, BroadcastConfig config) {
         this.pulsar = pulsar;
         this.config = config;
+        // The plugin is loaded as a broker interceptor, so the configured set holds at least its own name.
+        this.onlyInterceptor = pulsar.getConfiguration().getBrokerInterceptors().size() <= 1;
         this.executor = SubscriptionOrderedExecutor.builder()
                 .name("broadcast-dispatch")
                 .numThreads(config.executorThreads())
@@ -39,6 +42,15 @@ public final class BroadcastService implements AutoCloseable {
     /** Runs dispatch work ordered per subscription, and acknowledgements unordered. */
     public SubscriptionOrderedExecutor executor() {
         return executor;
+    }
+
+    /**
+     * Whether the plugin is the broker's only interceptor. Only then may broadcast sends skip the stock per-message
+     * interceptor calls ({@code onPulsarCommand}, {@code messageDispatched}), whose only listener would be the
+     * plugin itself, which ignores them.
+     */
+    public boolean onlyInterceptor() {
+        return onlyInterceptor;
     }
 
     /** The broker's shared scheduler, for periodic per-subscription work (which then hops to {@link #executor}). */

@@ -5,6 +5,7 @@ import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastConsumer;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionInstaller;
+import io.netty.handler.ssl.SslHandler;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -84,6 +85,16 @@ public class BroadcastServerCnx extends ServerCnx {
         return clientSupportsBrokerEntryMetadata
                 && getRemoteEndpointProtocolVersion() >= ProtocolVersion.v18.getValue()
                 && service.pulsar().getConfiguration().isExposingBrokerEntryMetadataToClientEnabled();
+    }
+
+    /**
+     * Whether broadcast sends on this connection may write their own frames ({@code MessageFrames}) instead of going
+     * through the stock per-message path: only without TLS (the stock pipeline then copies what it sends, because
+     * the TLS handler may change the buffers) and when no other broker interceptor expects per-message calls.
+     * Event loop.
+     */
+    public boolean writesFramesDirectly() {
+        return service.onlyInterceptor() && ctx().pipeline().get(SslHandler.class) == null;
     }
 
     // ----- subscribe -----

@@ -1,0 +1,68 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.netty.buffer.ByteBuf;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.common.allocator.PulsarByteBufAllocator;
+import org.apache.pulsar.common.api.proto.BaseCommand;
+import org.apache.pulsar.common.api.proto.CommandMessage;
+import org.apache.pulsar.common.protocol.Commands;
+
+/**
+ * The frame headers of the messages one {@link ConnectionSend} writes, serialized into one buffer:
+ * {@code [total size][command size][CommandMessage]} per message, followed on the wire by the entry's bytes, which
+ * is Pulsar's frame format for a message sent to a consumer.
+ *
+ * <p>Why not stock {@code ServerCnx.newMessageAndIntercept}: per message it clears the thread's shared
+ * {@link BaseCommand} (a check of every one of its ~60 fields), allocates a pooled buffer for 40-odd bytes, and wraps
+ * header and entry in a {@code ByteBufPair} that the pipeline's encoder unwraps again. Here one buffer holds every
+ * header of the pass and the command object is reused with only the fields that change (consumer id, message id,
+ * epoch); the fields written are those the stock code writes for a first delivery (no redelivery count, no ack set).
+ * {@link ConnectionSend} uses it only when the broker runs no other interceptor that would expect
+ * {@code onPulsarCommand}/{@code messageDispatched} calls for these messages, and never on a TLS connection.
+ *
+ * <p>Threading: confined to the event loop running the send; used for one pass, then {@link #release}d.
+ */
+final class MessageFrames {
+
+    /**
+     * Upper bound of one header: two 4-byte sizes, then the command: type (2 bytes), the message field's tag and
+     * length (2), consumer id (11), message id with its tag and length (2 + ledger 11 + entry 11 + partition 11),
+     * epoch (11). If a header ever were longer, the buffer would grow (slices taken earlier stay valid).
+     */
+    static final int MAX_HEADER_BYTES = 8 + 2 + 2 + 11 + 2 + 33 + 11;
+
+    private final BaseCommand command = new BaseCommand().setType(BaseCommand.Type.MESSAGE);
+    private final ByteBuf headers;
+    private final int partition;
+
+    MessageFrames(int messages, int partition) {
+        this.headers = PulsarByteBufAllocator.DEFAULT.directBuffer(Math.max(1, messages) * MAX_HEADER_BYTES);
+        this.partition = partition;
+    }
+
+    /**
+     * Serializes the header of one message of {@code payloadBytes} bytes (the entry as written after it) and returns
+     * a new reference to it, which the write releases.
+     */
+    ByteBuf header(long consumerId, PositionImpl position, long consumerEpoch, int payloadBytes) {
+        CommandMessage message = command.setMessage().setConsumerId(consumerId);
+        message.setMessageId().setLedgerId(position.getLedgerId()).setEntryId(position.getEntryId())
+                .setPartition(partition);
+        if (consumerEpoch > Commands.DEFAULT_CONSUMER_EPOCH) {
+            message.setConsumerEpoch(consumerEpoch);
+        } else {
+            message.clearConsumerEpoch();
+        }
+        int commandBytes = command.getSerializedSize();
+        int start = headers.writerIndex();
+        headers.writeInt(4 + commandBytes + payloadBytes);
+        headers.writeInt(commandBytes);
+        command.writeTo(headers);
+        return headers.retainedSlice(start, headers.writerIndex() - start);
+    }
+
+    /** Gives back this object's own reference; the buffer is freed once every header written is released. */
+    void release() {
+        headers.release();
+    }
+}
