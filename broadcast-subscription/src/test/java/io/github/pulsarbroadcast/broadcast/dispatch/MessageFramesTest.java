@@ -1,11 +1,17 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.protocol.ByteBufPair;
@@ -43,12 +49,41 @@ public class MessageFramesTest {
         ByteBufPair stock = Commands.serializeCommandMessageWithSize(command, payload.retainedDuplicate());
         try {
             assertEquals(ByteBufUtil.hexDump(ours), ByteBufUtil.hexDump(stock.getFirst()));
-            assertEquals(ours.readableBytes() <= MessageFrames.MAX_HEADER_BYTES, true, "within the bound");
+            assertTrue(ours.readableBytes() <= MessageFrames.MAX_HEADER_BYTES, "within the bound");
         } finally {
             ours.release();
             assertEquals(headers.refCnt(), 0, "the headers' buffer is freed with the last header");
             stock.release();
             payload.release();
+        }
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aLargePassSpreadsOverBuffersAndFreesThemAll() {
+        int n = MessageFrames.HEADERS_PER_BUFFER * 5 + 7;
+        MessageFrames frames = new MessageFrames(n, -1);
+        List<ByteBuf> written = new ArrayList<>();
+        Set<ByteBuf> buffers = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < n; i++) {
+            ByteBuf header = frames.header(i, PositionImpl.get(1, i), i, 10);
+            written.add(header);
+            buffers.add(header.unwrap());
+        }
+        frames.release();
+        assertTrue(buffers.size() >= 2, "a pass of " + n + " headers uses more than one buffer");
+        for (ByteBuf b : buffers) {
+            assertTrue(b.capacity() <= MessageFrames.HEADERS_PER_BUFFER * MessageFrames.MAX_HEADER_BYTES,
+                    "no buffer grows with the pass: " + b.capacity());
+        }
+        for (int i = 0; i < n; i += 997) {
+            ByteBufPair stock = Commands.serializeCommandMessageWithSize(
+                    Commands.newMessageCommand(i, 1, i, -1, 0, null, i), Unpooled.wrappedBuffer(new byte[10]));
+            assertEquals(ByteBufUtil.hexDump(written.get(i)), ByteBufUtil.hexDump(stock.getFirst()), "header " + i);
+            stock.release();
+        }
+        written.forEach(ByteBuf::release);
+        for (ByteBuf b : buffers) {
+            assertEquals(b.refCnt(), 0, "every buffer freed once its headers are released");
         }
     }
 
