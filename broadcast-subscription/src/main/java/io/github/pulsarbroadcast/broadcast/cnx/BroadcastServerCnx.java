@@ -267,8 +267,8 @@ public class BroadcastServerCnx extends ServerCnx {
         }
         AckCopy copy = AckCopy.of(ack);
         // Acks need no ordering: a random thread, never behind the dispatch work of any subscription. (Gathering a
-        // connection's acks per event-loop pass into one task was tried: it halved the executor wake-ups at 10,000
-        // consumers but raised P99 at 100,000 from 2.8 s to 11.5 s; see docs/benchmarks.md.)
+        // connection's acks per event-loop pass into one task was tried and taken out again: fewer executor
+        // wake-ups at 10,000 consumers, but no measurable end-to-end gain; see docs/benchmarks.md, 100k.)
         service.executor().executeUnordered(() -> copy.applyTo(bc, this));
     }
 
