@@ -98,14 +98,7 @@ final class ConnectionSend implements Runnable {
         try {
             BroadcastServerCnx cnx = consumers.get(0).cnx;
             ChannelHandlerContext ctx = cnx.ctx();
-            long now = System.currentTimeMillis();
-            if (cnx.writesFramesDirectly()) {
-                writeFrames(ctx, now);
-            } else {
-                for (int c = 0; c < consumers.size(); c++) {
-                    write(ctx, c, now);
-                }
-            }
+            writeAll(ctx, cnx.writesFramesDirectly(), System.currentTimeMillis());
             ctx.flush();
         } catch (RuntimeException e) {
             log.warn("[{}] Sending to {} consumers failed: {}", topic, consumers.size(), e.toString());
@@ -123,8 +116,9 @@ final class ConnectionSend implements Runnable {
     }
 
     /**
-     * Writes every consumer's messages with this pass's own frame headers ({@link MessageFrames}) and, per entry,
-     * one connection-local view of its bytes.
+     * Writes every consumer's messages: with this pass's own frame headers ({@link MessageFrames}) and, per entry,
+     * one connection-local view of its bytes when {@code direct}; else through the stock
+     * {@code ServerCnx.newMessageAndIntercept}, with its interceptor calls.
      *
      * <p>Why the local view: every write needs its own reference to the entry's bytes, and an entry read once is
      * written on every connection. Taking those references on the entry's own buffer makes thousands of atomic
@@ -133,10 +127,10 @@ final class ConnectionSend implements Runnable {
      * own: {@link WindowEntry} keeps entries in one pooled buffer for this) and each write a duplicate of that
      * slice, whose count only this event loop touches.
      */
-    private void writeFrames(ChannelHandlerContext ctx, long nowMillis) {
-        MessageFrames frames = new MessageFrames(planSize, partitionIndex);
+    private void writeAll(ChannelHandlerContext ctx, boolean direct, long nowMillis) {
+        MessageFrames frames = direct ? new MessageFrames(planSize, partitionIndex) : null;
         // Per entry, its view without (even index) and with (odd index) the broker entry metadata; made on first use.
-        ByteBuf[] views = new ByteBuf[entries.size() * 2];
+        ByteBuf[] views = direct ? new ByteBuf[entries.size() * 2] : null;
         try {
             for (int c = 0; c < consumers.size(); c++) {
                 BroadcastConsumer bc = consumers.get(c);
@@ -147,20 +141,28 @@ final class ConnectionSend implements Runnable {
                 int bytes = 0;
                 for (int i = planStart[c]; i < planStart[c + 1]; i++) {
                     WindowEntry e = entries.get(plan[i]);
-                    ByteBuf view = view(views, plan[i], e, bc.brokerEntryMetadata);
-                    ctx.write(frames.header(bc.consumerId(), e.position, epochs[c], view.readableBytes()),
-                            ctx.voidPromise());
-                    ctx.write(view.retainedDuplicate(), ctx.voidPromise());
+                    if (direct) {
+                        ByteBuf view = view(views, plan[i], e, bc.brokerEntryMetadata);
+                        ctx.write(frames.header(bc.consumerId(), e.position, epochs[c], view.readableBytes()),
+                                ctx.voidPromise());
+                        ctx.write(view.retainedDuplicate(), ctx.voidPromise());
+                    } else {
+                        ctx.write(bc.cnx.newMessageAndIntercept(bc.consumerId(), e.position.getLedgerId(),
+                                e.position.getEntryId(), partitionIndex, 0, e.payloadFor(bc.brokerEntryMetadata),
+                                null, topic, epochs[c]), ctx.voidPromise());
+                    }
                     messages += e.messages;
                     bytes += e.payloadSize();
                 }
                 bc.countSent(messages, bytes, nowMillis);
             }
         } finally {
-            frames.release();
-            for (ByteBuf v : views) {
-                if (v != null) {
-                    v.release();
+            if (direct) {
+                frames.release();
+                for (ByteBuf v : views) {
+                    if (v != null) {
+                        v.release();
+                    }
                 }
             }
         }
@@ -174,24 +176,5 @@ final class ConnectionSend implements Runnable {
             views[slot] = v;
         }
         return v;
-    }
-
-    /** The stock per-message path: {@code ServerCnx.newMessageAndIntercept}, with its interceptor calls. */
-    private void write(ChannelHandlerContext ctx, int c, long nowMillis) {
-        BroadcastConsumer bc = consumers.get(c);
-        if (bc.isRemoved()) {
-            return;
-        }
-        int messages = 0;
-        int bytes = 0;
-        for (int i = planStart[c]; i < planStart[c + 1]; i++) {
-            WindowEntry e = entries.get(plan[i]);
-            ctx.write(bc.cnx.newMessageAndIntercept(bc.consumerId(), e.position.getLedgerId(),
-                    e.position.getEntryId(), partitionIndex, 0, e.payloadFor(bc.brokerEntryMetadata), null, topic,
-                    epochs[c]), ctx.voidPromise());
-            messages += e.messages;
-            bytes += e.payloadSize();
-        }
-        bc.countSent(messages, bytes, nowMillis);
     }
 }
