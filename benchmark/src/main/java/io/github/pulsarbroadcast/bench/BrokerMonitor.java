@@ -64,16 +64,12 @@ final class BrokerMonitor implements AutoCloseable {
         u.pid = pid;
         u.freshBroker = freshBroker;
         double connectedAt = cpuAtConnected < 0 ? end : cpuAtConnected;
-        u.cpuSecondsConnect = round(connectedAt - cpuAtStart);
-        u.cpuSecondsRun = round(end - connectedAt);
-        u.cpuSeconds = round(end - cpuAtStart);
+        u.cpuSecondsConnect = ResultCollector.centiseconds(connectedAt - cpuAtStart);
+        u.cpuSecondsRun = ResultCollector.centiseconds(end - connectedAt);
+        u.cpuSeconds = ResultCollector.centiseconds(end - cpuAtStart);
         u.peakRssBytes = peakRss.get();
         u.lifetimePeakRssBytes = ProcStats.peakRssBytes(pid);
         return u;
-    }
-
-    private static double round(double seconds) {
-        return Math.round(seconds * 100) / 100.0;
     }
 
     @Override

@@ -147,13 +147,18 @@ final class ResultCollector {
         ModeResult.ClientUsage u = new ModeResult.ClientUsage();
         long end = processCpuNanos();
         long connected = cpuNanosAtConnected < 0 ? end : cpuNanosAtConnected;
-        u.cpuSecondsConnect = Math.round((connected - cpuNanosAtStart) / 1e7) / 100.0;
-        u.cpuSecondsRun = Math.round((end - connected) / 1e7) / 100.0;
-        u.cpuSeconds = Math.round((end - cpuNanosAtStart) / 1e7) / 100.0;
+        u.cpuSecondsConnect = centiseconds((connected - cpuNanosAtStart) / 1e9);
+        u.cpuSecondsRun = centiseconds((end - connected) / 1e9);
+        u.cpuSeconds = centiseconds((end - cpuNanosAtStart) / 1e9);
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
         u.heapUsedBytes = heap.getUsed();
         u.heapMaxBytes = heap.getMax();
         return u;
+    }
+
+    /** {@code seconds} rounded to hundredths, as the reports give CPU times. */
+    static double centiseconds(double seconds) {
+        return Math.round(seconds * 100) / 100.0;
     }
 
     /** CPU time of this JVM in nanoseconds, or 0 where the platform does not tell. */

@@ -164,9 +164,22 @@ public class BroadcastServerCnx extends ServerCnx {
 
     /** True when the topic is loaded here and {@code subscription} on it is already a broadcast subscription. */
     private boolean alreadyServedAsBroadcast(TopicName topicName, String subscription) {
-        Optional<Topic> topic = getBrokerService().getTopicReference(topicName.toString());
-        return topic.isPresent() && topic.get() instanceof PersistentTopic
-                && ((PersistentTopic) topic.get()).getSubscriptions().get(subscription) instanceof BroadcastSubscription;
+        return loadedSubscription(topicName.toString(), subscription) instanceof BroadcastSubscription;
+    }
+
+    /**
+     * The subscription {@code subscription} of {@code topic} when the topic is a persistent topic already loaded on
+     * this broker, else null (also for a topic name that does not parse: the stock path reports that).
+     */
+    private PersistentSubscription loadedSubscription(String topic, String subscription) {
+        Optional<Topic> loaded;
+        try {
+            loaded = getBrokerService().getTopicReference(topic);
+        } catch (RuntimeException e) {
+            return null;
+        }
+        return loaded.isPresent() && loaded.get() instanceof PersistentTopic
+                ? ((PersistentTopic) loaded.get()).getSubscriptions().get(subscription) : null;
     }
 
     /** Finds or creates the topic as the stock path would, and installs the broadcast subscription in it. */
@@ -209,17 +222,7 @@ public class BroadcastServerCnx extends ServerCnx {
      * own {@code addConsumer} refuses it.)
      */
     private boolean refusedStockConsumerOnBroadcast(CommandSubscribe subscribe) {
-        Optional<Topic> topic;
-        try {
-            topic = getBrokerService().getTopicReference(subscribe.getTopic());
-        } catch (RuntimeException e) {
-            return false;
-        }
-        if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic)) {
-            return false;
-        }
-        PersistentSubscription existing = ((PersistentTopic) topic.get()).getSubscriptions()
-                .get(subscribe.getSubscription());
+        PersistentSubscription existing = loadedSubscription(subscribe.getTopic(), subscribe.getSubscription());
         if (existing == null || !BroadcastSubscription.isMarkedBroadcast(existing)) {
             return false;
         }
