@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.Mode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +48,9 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = ModeConverter.class,
             description = "Modes in order: broadcast (one broadcast subscription), subscriptions (one Exclusive"
                     + " subscription each, NTT's baseline), readers (one Reader each), non-persistent (non-persistent"
-                    + " topic, one subscription each), split (K broadcast subscriptions of N/K). Default: all five.")
+                    + " topic, one subscription each), split (K broadcast subscriptions of N/K), floor (no broker: a"
+                    + " trivial server writing the same frames at the same rate; --client fleet only). Default: the"
+                    + " first five.")
     List<Mode> modes;
 
     @Option(names = "--message-size", paramLabel = "BYTES", description = "Payload size (default 10240).")
@@ -72,6 +75,63 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--consumers-per-client", paramLabel = "N", description = "Consumers sharing one PulsarClient"
             + " (one connection, one I/O and one listener thread) (default 2000).")
     Integer consumersPerClient;
+
+    @Option(names = "--client", paramLabel = "java|fleet", description = "Who simulates the consumers: 'java', the"
+            + " stock Java client in the benchmark JVM, or 'fleet', simulated consumers speaking the binary protocol"
+            + " (pulsar-common's codec on Netty) in processes of their own, whose CPU is measured apart (default"
+            + " java).")
+    String client;
+
+    @Option(names = "--consumers-per-connection", paramLabel = "K", description = "Fleet: consumers sharing one"
+            + " connection; 1 is one device per connection, more is a gateway or proxy (default 1).")
+    Integer consumersPerConnection;
+
+    @Option(names = "--connect-rate", paramLabel = "PER_S", description = "Subscribes started per second, over all"
+            + " consumers; 0 = as fast as --connect-concurrency allows (default 0).")
+    Double connectRate;
+
+    @Option(names = "--lookup", negatable = true, description = "Fleet: partitioned-metadata and lookup requests"
+            + " before each subscribe, as the stock client sends them (default on; --no-lookup skips them).")
+    Boolean lookup;
+
+    @Option(names = "--ack", paramLabel = "individual|cumulative", description = "Fleet: acknowledgement type"
+            + " (default individual; readers always cumulative, as the stock Reader).")
+    String ack;
+
+    @Option(names = "--ack-flush", paramLabel = "read|message", description = "Fleet: flush acknowledgements once"
+            + " per read batch (read, as Netty does) or after each one (message, as the stock Java client)"
+            + " (default read).")
+    String ackFlush;
+
+    @Option(names = "--fleet-processes", paramLabel = "P", description = "Fleet: processes to spread the"
+            + " connections over; 0 = as many as the open-file limit (read from the OS) needs (default 0).")
+    Integer fleetProcesses;
+
+    @Option(names = "--fleet-threads", paramLabel = "N", description = "Fleet: Netty event-loop threads per process"
+            + " (default 1).")
+    Integer fleetThreads;
+
+    @Option(names = "--fleet-java-opts", paramLabel = "OPTS", description = "JVM options of each fleet process and of"
+            + " the floor server (default -Xms256m -Xmx2g -XX:+UseSerialGC -XX:MaxDirectMemorySize=1g).")
+    String fleetJavaOpts;
+
+    @Option(names = "--connections-per-address", paramLabel = "N", description = "Fleet: connections per loopback"
+            + " source address (127.0.0.1, 127.0.0.2, ...); 0 = one address's ephemeral ports less 2,000 (default"
+            + " 0).")
+    Integer connectionsPerAddress;
+
+    @Option(names = "--repeat", paramLabel = "K", description = "Run every (N, mode) pair K times, the modes in a"
+            + " rotated order each time; the report gives the spread (default 1).")
+    Integer repeat;
+
+    @Option(names = "--baseline-seconds", paramLabel = "SECONDS", description = "CPU baselines measured before"
+            + " connecting and with everyone connected before publishing, this long each; 0 = none (default 3).")
+    Integer baselineSeconds;
+
+    @Option(names = "--late-grace", paramLabel = "SECONDS", description = "When the drain ends with deliveries"
+            + " missing, keep counting for this long: those are reported as arrived late, the rest as lost"
+            + " (default 5).")
+    Integer lateGrace;
 
     @Option(names = "--receiver-queue", paramLabel = "N", description = "Each consumer's receiver queue (default 10).")
     Integer receiverQueue;
@@ -217,6 +277,7 @@ public final class BenchCommand implements Callable<Integer> {
         set(batching, v -> s.batching = v);
         set(splitSubscriptions, v -> s.splitSubscriptions = v);
         set(consumersPerClient, v -> s.consumersPerClient = v);
+        applyClientOptions(s);
         set(receiverQueue, v -> s.receiverQueue = v);
         set(ackGroupMs, v -> s.ackGroupMillis = v);
         set(connectConcurrency, v -> s.connectConcurrency = v);
@@ -237,6 +298,32 @@ public final class BenchCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), error);
         }
         return s;
+    }
+
+    private void applyClientOptions(BenchSettings s) {
+        set(client, v -> s.client = v);
+        set(consumersPerConnection, v -> s.consumersPerConnection = v);
+        set(connectRate, v -> s.connectRate = v);
+        set(lookup, v -> s.lookup = v);
+        if (ack != null) {
+            if (!ack.equals("individual") && !ack.equals("cumulative")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--ack is 'individual' or 'cumulative'");
+            }
+            s.ackCumulative = ack.equals("cumulative");
+        }
+        if (ackFlush != null) {
+            if (!ackFlush.equals("read") && !ackFlush.equals("message")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--ack-flush is 'read' or 'message'");
+            }
+            s.flushEveryAck = ackFlush.equals("message");
+        }
+        set(fleetProcesses, v -> s.fleetProcesses = v);
+        set(fleetThreads, v -> s.fleetThreads = v);
+        set(fleetJavaOpts, v -> s.fleetJavaOpts = v);
+        set(connectionsPerAddress, v -> s.connectionsPerAddress = v);
+        set(repeat, v -> s.repeat = v);
+        set(baselineSeconds, v -> s.baselineSeconds = v);
+        set(lateGrace, v -> s.lateGraceSeconds = v);
     }
 
     private void applyBrokerOptions(BenchSettings s) {

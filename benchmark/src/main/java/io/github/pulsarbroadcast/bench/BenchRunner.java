@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.Mode;
 import java.io.IOException;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -10,9 +11,11 @@ import java.util.Map;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 
 /**
- * Runs every mode at every N, one after the other, smallest N first: starts (and restarts) the broker JVM as the
- * settings ask, skips what cannot run (broadcast modes on a stock broker; a mode at larger N once it failed at a
- * smaller one), and rewrites results.json and results.md after every run so that a crash loses nothing finished.
+ * Runs every mode at every N, one after the other, smallest N first, {@code --repeat} times (each repetition starts
+ * the modes one further along, so that no mode is always first after a broker start): starts (and restarts) the
+ * broker JVM as the settings ask (the floor server instead for the floor mode), skips what cannot run (broadcast
+ * modes on a stock broker; a mode at larger N once it failed at a smaller one), and rewrites results.json and
+ * results.md after every run so that a crash loses nothing finished.
  *
  * <p>Threading: the main thread only.
  */
@@ -36,14 +39,18 @@ final class BenchRunner {
         List<ModeResult> results = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>(s.consumers);
         sizes.sort(null);
-        int total = sizes.size() * s.modes.size();
+        int total = sizes.size() * s.modes.size() * s.repeat;
         try {
             for (int n : sizes) {
-                for (Mode mode : s.modes) {
-                    ModeResult r = runOne(mode, n);
-                    results.add(r);
-                    report.writeResults(results);
-                    System.err.printf("[%d/%d] %s%n", results.size(), total, MarkdownReport.oneLine(r));
+                for (int k = 0; k < s.repeat; k++) {
+                    for (int m = 0; m < s.modes.size(); m++) {
+                        Mode mode = s.modes.get((m + k) % s.modes.size());
+                        ModeResult r = runOne(mode, n);
+                        r.repeat = k;
+                        results.add(r);
+                        report.writeResults(results);
+                        System.err.printf("[%d/%d] %s%n", results.size(), total, MarkdownReport.oneLine(r));
+                    }
                 }
             }
         } finally {
@@ -53,7 +60,7 @@ final class BenchRunner {
     }
 
     private ModeResult runOne(Mode mode, int n) throws IOException {
-        int subscriptions = ModeRun.subscriptions(mode, n, s.splitSubscriptions);
+        int subscriptions = mode.subscriptions(n, s.splitSubscriptions);
         if (mode.needsPlugin() && s.broker == BenchSettings.BrokerKind.STOCK) {
             return ModeResult.skipped(mode, n, subscriptions, "needs the broadcast plugin; --broker stock runs a"
                     + " broker without it");
@@ -75,9 +82,13 @@ final class BenchRunner {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while starting the broker", e);
         }
-        ModeRun run = new ModeRun(s, mode, n, broker, admin, s.freshBroker && s.forkedBroker(), runId + "-" + runs);
+        boolean fresh = mode == Mode.FLOOR || (s.freshBroker && s.forkedBroker());
+        ModeRun run = new ModeRun(s, mode, n, broker, admin, fresh, runId + "-" + runs);
         ModeResult r = run.run();
         report.writeConsumers(r, run.trackers());
+        if (mode == Mode.FLOOR) {
+            stopBroker(); // the floor server served this run only
+        }
         if (!r.ok()) {
             failedAt.putIfAbsent(mode, n);
             if (s.forkedBroker()) {
@@ -89,7 +100,15 @@ final class BenchRunner {
 
     /** A running, primed broker for the next run: a new one when asked for (or when the last one died). */
     private void prepareBroker(Mode mode, int n) throws IOException, InterruptedException {
-        if (s.forkedBroker() && (s.freshBroker || broker == null || !broker.alive())) {
+        if (mode == Mode.FLOOR) {
+            stopBroker();
+            brokersStarted++;
+            System.err.printf("Starting the floor server (no broker) for %,d consumers%n", n);
+            broker = FloorBroker.start(s, brokersStarted);
+            return;
+        }
+        if (broker instanceof FloorBroker
+                || (s.forkedBroker() && (s.freshBroker || broker == null || !broker.alive()))) {
             stopBroker();
         }
         ensureBroker();

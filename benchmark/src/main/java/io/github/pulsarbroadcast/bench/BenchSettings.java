@@ -1,6 +1,8 @@
 package io.github.pulsarbroadcast.bench;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import io.github.pulsarbroadcast.bench.core.Mode;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +30,7 @@ public final class BenchSettings implements Cloneable {
     public String preset = "none";
     /** One run of every mode per value. */
     public List<Integer> consumers = new ArrayList<>(List.of(1_000));
-    public List<Mode> modes = new ArrayList<>(List.of(Mode.values()));
+    public List<Mode> modes = new ArrayList<>(Mode.BROKER_MODES);
     public int messageSize = 10 * 1024;
     /** Messages per second. */
     public double rate = 1;
@@ -38,6 +40,32 @@ public final class BenchSettings implements Cloneable {
     /** K of the split mode. */
     public int splitSubscriptions = 4;
     public int consumersPerClient = 2_000;
+
+    /** Who simulates the consumers: {@code java} (stock Java client, in this JVM) or {@code fleet}. */
+    public String client = "java";
+    /** Fleet: simulated consumers sharing one connection (1: each its own, as separate devices). */
+    public int consumersPerConnection = 1;
+    /** Subscribes started per second over all consumers; 0 = as fast as {@link #connectConcurrency} allows. */
+    public double connectRate;
+    /** Fleet: partitioned-metadata and lookup requests before each subscribe, as the stock client sends them. */
+    public boolean lookup = true;
+    /** Fleet: cumulative instead of individual acknowledgements. */
+    public boolean ackCumulative;
+    /** Fleet: flush after every acknowledgement (as the stock client) instead of once per read batch. */
+    public boolean flushEveryAck;
+    /** Fleet: processes; 0 = as many as the open-file limit needs. */
+    public int fleetProcesses;
+    /** Fleet: Netty event-loop threads per process. */
+    public int fleetThreads = 1;
+    public String fleetJavaOpts = "-Xms256m -Xmx2g -XX:+UseSerialGC -XX:MaxDirectMemorySize=1g";
+    /** Fleet: connections per loopback source address; 0 = as many as one address's ephemeral ports allow. */
+    public int connectionsPerAddress;
+    /** Runs of every (N, mode) pair; modes rotate their order from one repetition to the next. */
+    public int repeat = 1;
+    /** Seconds of CPU baseline measured before connecting and again once everyone is connected; 0 = none. */
+    public int baselineSeconds = 3;
+    /** After a drain that ended with deliveries missing, how long late arrivals are still counted apart. */
+    public int lateGraceSeconds = 5;
     public int receiverQueue = 10;
     /** 0 sends every acknowledgement at once (the client then keeps no per-consumer flush timer). */
     public int ackGroupMillis;
@@ -90,6 +118,9 @@ public final class BenchSettings implements Cloneable {
             p.durationSeconds = 2;
             p.rate = Math.max(rate, 5);
             p.pauseFraction = 0;
+            p.baselineSeconds = 0;
+            p.lateGraceSeconds = 0;
+            p.repeat = 1;
             p.drainTimeoutSeconds = Math.min(drainTimeoutSeconds, 30);
             p.drainIdleSeconds = Math.min(drainIdleSeconds, 5);
             p.progress = false;
@@ -114,8 +145,62 @@ public final class BenchSettings implements Cloneable {
         return broker != BrokerKind.EXTERNAL;
     }
 
+    /** True when the consumer fleet simulates the consumers. */
+    public boolean fleet() {
+        return "fleet".equals(client);
+    }
+
+    /** True when the service URL (or the broker this tool starts) is on a loopback address. */
+    boolean loopbackTarget() {
+        if (serviceUrl == null) {
+            return true;
+        }
+        try {
+            String host = URI.create(serviceUrl).getHost();
+            return host != null && java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.io.IOException | IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** Checks that the values make sense together; returns an error message or null. */
     public String validate() {
+        String basic = validateBasics();
+        return basic != null ? basic : validateClients();
+    }
+
+    private String validateClients() {
+        if (!client.equals("java") && !client.equals("fleet")) {
+            return "--client is 'java' or 'fleet'";
+        }
+        if (consumersPerConnection < 1 || fleetProcesses < 0 || fleetThreads < 1 || connectRate < 0
+                || connectionsPerAddress < 0 || repeat < 1 || baselineSeconds < 0 || lateGraceSeconds < 0) {
+            return "--consumers-per-connection, --fleet-threads and --repeat must be positive; --fleet-processes,"
+                    + " --connect-rate, --connections-per-address, --baseline-seconds and --late-grace not negative";
+        }
+        if (modes.contains(Mode.FLOOR) && !fleet()) {
+            return "the floor mode needs the consumer fleet (--client fleet)";
+        }
+        if (!fleet()) {
+            return null;
+        }
+        long brokerLimit = broker == BrokerKind.EXTERNAL
+                ? (brokerPid == null ? -1 : OsLimits.openFiles(Long.toString(brokerPid))) : OsLimits.openFiles();
+        for (int n : consumers) {
+            FleetLayout layout = FleetLayout.of(this, n);
+            String problem = layout.problem(brokerLimit);
+            if (problem != null) {
+                return problem;
+            }
+            if (layout.sourceAddresses() > 1 && !loopbackTarget()) {
+                return String.format("%,d connections need several loopback source addresses, but %s is not on"
+                        + " loopback; use more --consumers-per-connection", layout.connections, serviceUrl);
+            }
+        }
+        return null;
+    }
+
+    private String validateBasics() {
         if (consumers.isEmpty() || consumers.stream().anyMatch(n -> n < 1)) {
             return "--consumers needs positive numbers";
         }

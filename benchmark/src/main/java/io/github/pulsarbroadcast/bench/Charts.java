@@ -1,5 +1,7 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.Mode;
+import io.github.pulsarbroadcast.bench.core.Percentiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

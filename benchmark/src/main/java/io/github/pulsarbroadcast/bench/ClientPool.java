@@ -65,7 +65,7 @@ final class ClientPool implements AutoCloseable {
 
     /**
      * Starts closing every client and returns without waiting: the consumers are closed already (see
-     * {@link Fleet#close}), and what is left is each client's two-second event-loop quiet period.
+     * {@link JavaConsumers#close}), and what is left is each client's two-second event-loop quiet period.
      */
     void closeInBackground() {
         for (PulsarClient c : all()) {

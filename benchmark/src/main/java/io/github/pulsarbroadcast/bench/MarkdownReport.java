@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.Percentiles;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,16 +31,32 @@ final class MarkdownReport {
         md.append("- broker: ").append(header.get("brokerSummary")).append('\n');
         md.append(String.format(Locale.ROOT, "- workload: one producer, one topic, %s B messages at %s msg/s,"
                 + " batching %s; %d s warm-up (%,d messages, not in the latency figures) + %d s measured (%,d"
-                + " messages); receiver queue %d; %,d consumers per client%n", fmt(s.messageSize), trim(s.rate),
+                + " messages); receiver queue %d; %s%n", fmt(s.messageSize), trim(s.rate),
                 s.batching ? "on" : "off", s.warmupSeconds, s.warmupMessages(), s.durationSeconds,
-                s.totalMessages() - s.warmupMessages(), s.receiverQueue, s.consumersPerClient));
+                s.totalMessages() - s.warmupMessages(), s.receiverQueue, clients(s)));
         md.append("\n## Results\n\n").append(table(results));
-        md.append("\nLatency in ms: E2E = receive time minus the message's publish time; publish→broker and"
-                + " broker→consumer split it at the broker's publish timestamp. Connect times in s from the first"
-                + " subscribe request. delivered/lost/dup/out of order count (consumer, message) pairs, every"
-                + " consumer expecting every published message. Broker CPU is user + system seconds of the broker"
-                + " JVM (ZooKeeper and the bookie included) from the first subscribe to the end of the drain; clients"
-                + " CPU the same for the benchmark JVM (producer and every consumer).\n");
+        md.append("\nLatency in ms: E2E = receive time minus the message's intended send time (the producer's"
+                + " schedule, carried in the message; a producer running late cannot hide it); \"> x\" marks a"
+                + " percentile that pairs never delivered (recorded as their age at the end) may have set;"
+                + " publish→broker and broker→consumer split the latency from the producer's publish stamp at the"
+                + " broker's publish timestamp; worst fan-out is, per measured message, the time until the last"
+                + " consumer had it (P50 and max over messages). Connect times in s from the first subscribe request."
+                + " delivered/lost/late/dup/out of order count (consumer, message) pairs, every consumer expecting"
+                + " every published message; late ones arrived after the drain ended, within --late-grace. CPU per"
+                + " delivery is user + system CPU over the measured window (first measured send to last delivery)"
+                + " divided by the measured deliveries, idle baselines included (they are in the CPU table); the"
+                + " broker JVM holds ZooKeeper and the bookie too; clients are the benchmark JVM (producer, and with"
+                + " the Java client every consumer) plus the fleet processes. Broker CPU per subscribe: the connect"
+                + " phase's. broker CPU (s) and clients CPU (s) span the first subscribe to the end of the drain.\n");
+        md.append("\n## CPU and baselines\n\n").append(SummaryTables.cpuTable(results));
+        String spread = SummaryTables.repeatTable(results);
+        if (!spread.isEmpty()) {
+            md.append("\n## Repeated runs (--repeat): median and range\n\n").append(spread);
+        }
+        String floor = SummaryTables.floorTable(results);
+        if (!floor.isEmpty()) {
+            md.append("\n## Broker against the floor (same N, same client)\n\n").append(floor);
+        }
         String backlog = backlogTable(results);
         if (!backlog.isEmpty()) {
             md.append("\n## Backlog: paused consumers catching up\n\n").append(backlog);
@@ -57,22 +74,51 @@ final class MarkdownReport {
         return md.toString();
     }
 
+    private static String clients(BenchSettings s) {
+        if (!s.fleet()) {
+            return String.format(Locale.ROOT, "stock Java client, %,d consumers per client", s.consumersPerClient);
+        }
+        return String.format(Locale.ROOT, "consumer fleet, %,d consumers per connection, lookup %s, %s acks flushed"
+                + " %s", s.consumersPerConnection, s.lookup ? "on" : "off", s.ackCumulative ? "cumulative"
+                : "individual", s.flushEveryAck ? "after each" : "once per read");
+    }
+
     /** The main table. */
     static String table(List<ModeResult> results) {
         StringBuilder t = new StringBuilder();
-        t.append("| mode | consumers | subs | status | all connected (s) | connected P50 / P99 (s) | E2E P50 | P95"
-                + " | P99 | P99.9 | max | publish→broker P99 | broker→consumer P99 | delivered | lost | dup"
-                + " | out of order | broker CPU (s) | broker peak RSS (MiB) | clients CPU (s) |\n");
-        t.append("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        t.append("| mode | client | consumers | subs | status | all connected (s) | connected P50 / P99 (s)"
+                + " | E2E P50 | P95 | P99 | P99.9 | max | worst fan-out P50 / max | publish→broker P99"
+                + " | broker→consumer P99 | delivered | lost | late | dup | out of order | broker CPU us/delivery"
+                + " | broker CPU us/subscribe | clients CPU us/delivery | broker CPU (s) | broker peak RSS (MiB)"
+                + " | clients CPU (s) |\n");
+        t.append("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+                + "|---:|---:|---:|---:|---:|---:|\n");
         for (ModeResult r : results) {
-            t.append("| ").append(r.mode).append(" | ").append(fmt(r.consumers)).append(" | ")
-                    .append(fmt(r.subscriptions)).append(" | ").append(r.status).append(" | ")
-                    .append(connectCells(r)).append(" | ").append(latencyCells(r)).append(" | ")
-                    .append(deliveryCells(r)).append(" | ").append(brokerCells(r)).append(" | ")
+            t.append("| ").append(r.mode).append(" | ").append(r.clientKind == null ? "java" : r.clientKind)
+                    .append(" | ").append(fmt(r.consumers)).append(" | ").append(fmt(r.subscriptions)).append(" | ")
+                    .append(status(r)).append(" | ").append(connectCells(r)).append(" | ").append(latencyCells(r))
+                    .append(" | ").append(deliveryCells(r)).append(" | ").append(perUnitCells(r)).append(" | ")
+                    .append(brokerCells(r)).append(" | ")
                     .append(r.client == null ? NONE : String.format(Locale.ROOT, "%.1f", r.client.cpuSeconds))
                     .append(" |\n");
         }
         return t.toString();
+    }
+
+    private static String status(ModeResult r) {
+        boolean late = r.ok() && r.delivery != null && !r.delivery.scheduleKept;
+        return late ? "ok, schedule missed" : r.status;
+    }
+
+    private static String perUnitCells(ModeResult r) {
+        String broker = r.broker == null || r.window == null ? NONE : us(r.broker.cpuUsPerDelivery);
+        String subscribe = r.broker == null || r.connect == null ? NONE : us(r.broker.cpuUsPerSubscribe);
+        String clients = r.client == null || r.window == null ? NONE : us(r.client.cpuUsPerDelivery);
+        return broker + " | " + subscribe + " | " + clients;
+    }
+
+    static String us(double v) {
+        return String.format(Locale.ROOT, v >= 100 ? "%,.0f" : "%.1f", v);
     }
 
     private static String connectCells(ModeResult r) {
@@ -87,10 +133,19 @@ final class MarkdownReport {
     private static String latencyCells(ModeResult r) {
         Percentiles e = r.latency == null ? null : r.latency.endToEnd;
         if (e == null || e.count == 0) {
-            return String.join(" | ", NONE, NONE, NONE, NONE, NONE, NONE, NONE);
+            return String.join(" | ", NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE);
         }
-        return String.join(" | ", fmt(e.p50), fmt(e.p95), fmt(e.p99), fmt(e.p999), fmt(e.max),
-                p99(r.latency.publishToBroker), p99(r.latency.brokerToConsumer));
+        long bound = r.latency.missingPairs > 0 ? r.latency.missingMinAgeMs : Long.MAX_VALUE;
+        Percentiles w = r.latency.worstFanOut;
+        String fanOut = w == null || w.count == 0 ? NONE : bounded(w.p50, bound) + " / " + bounded(w.max, bound);
+        return String.join(" | ", bounded(e.p50, bound), bounded(e.p95, bound), bounded(e.p99, bound),
+                bounded(e.p999, bound), bounded(e.max, bound), fanOut, p99(r.latency.publishToBroker),
+                p99(r.latency.brokerToConsumer));
+    }
+
+    /** {@code v}, or "> v" when it is at or above the age of a missing pair (a lower bound then). */
+    static String bounded(long v, long bound) {
+        return (v >= bound ? "> " : "") + fmt(v);
     }
 
     private static String p99(Percentiles p) {
@@ -100,10 +155,10 @@ final class MarkdownReport {
     private static String deliveryCells(ModeResult r) {
         ModeResult.Delivery d = r.delivery;
         if (d == null) {
-            return String.join(" | ", NONE, NONE, NONE, NONE);
+            return String.join(" | ", NONE, NONE, NONE, NONE, NONE);
         }
         return String.join(" | ", fmt(d.delivered) + " (" + percent(d.delivered, d.expected) + ")", fmt(d.lost),
-                fmt(d.duplicated), fmt(d.outOfOrder));
+                fmt(d.arrivedLate), fmt(d.duplicated), fmt(d.outOfOrder));
     }
 
     private static String brokerCells(ModeResult r) {
@@ -167,6 +222,12 @@ final class MarkdownReport {
         if (r.latency != null && r.latency.endToEnd.count > 0) {
             b.append(", E2E P99 ").append(fmt(r.latency.endToEnd.p99)).append(" ms");
         }
+        if (r.broker != null && r.window != null) {
+            b.append(", broker ").append(us(r.broker.cpuUsPerDelivery)).append(" us/delivery");
+        }
+        if (r.client != null && r.window != null) {
+            b.append(", clients ").append(us(r.client.cpuUsPerDelivery)).append(" us/delivery");
+        }
         if (r.delivery != null) {
             b.append(", delivered ").append(percent(r.delivery.delivered, r.delivery.expected));
         }
@@ -181,7 +242,7 @@ final class MarkdownReport {
         return String.format(Locale.ROOT, "%.1f", ms / 1000.0);
     }
 
-    private static String percent(long part, long whole) {
+    static String percent(long part, long whole) {
         if (whole == 0) {
             return NONE;
         }
@@ -192,7 +253,7 @@ final class MarkdownReport {
         return String.format(Locale.ROOT, "%.2f%%", Math.floor(10_000.0 * part / whole) / 100);
     }
 
-    private static String trim(double v) {
+    static String trim(double v) {
         return v == Math.rint(v) ? Long.toString((long) v) : Double.toString(v);
     }
 }

@@ -1,6 +1,8 @@
 package io.github.pulsarbroadcast.bench;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.github.pulsarbroadcast.bench.core.Mode;
+import io.github.pulsarbroadcast.bench.core.Percentiles;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +25,10 @@ public final class ModeResult {
 
     public Mode mode;
     public int consumers;
+    /** Which client simulated the consumers: {@code java} (the stock client) or {@code fleet}. */
+    public String clientKind;
+    /** 0-based repetition of this (mode, N) pair ({@code --repeat}). */
+    public int repeat;
     /** Subscriptions the consumers are spread over (1 for broadcast, N for one-each, K for split). */
     public int subscriptions;
     public String topic;
@@ -40,7 +46,10 @@ public final class ModeResult {
     public Latency latency;
     public Delivery delivery;
     public BrokerUsage broker;
+    /** The client side: the benchmark JVM and, with the fleet, the fleet processes. */
     public ClientUsage client;
+    /** The measured window: from the first measured send to the last delivery. */
+    public Window window;
     public Backlog backlog;
 
     /** For Jackson. */
@@ -105,8 +114,22 @@ public final class ModeResult {
 
     /** Latency of the measured messages (warm-up excluded), over all consumers, in ms. Threading: as above. */
     public static final class Latency {
-        /** Receive time minus the message's publish time (the producer's clock; same machine). */
+        /**
+         * Receive time minus the message's intended send time (start + k x period on the monotonic clock that every
+         * process of this machine shares); pairs still missing at the end are in it as their age (see
+         * {@link #missingPairs}).
+         */
         public Percentiles endToEnd;
+        /** Receive time minus the publish time the producer stamped when the send actually ran (epoch ms). */
+        public Percentiles fromPublish;
+        /** Measured pairs that never arrived, recorded in {@link #endToEnd} as their age at the end (a lower bound). */
+        public long missingPairs;
+        /** The smallest such age: percentiles at or above it are lower bounds ("> x" in the table); -1 for none. */
+        public long missingMinAgeMs = -1;
+        /** The distribution over measured messages of the time until the last consumer had the message. */
+        public Percentiles worstFanOut;
+        /** Per measured message: intended send time from the first measured one (s), worst and mean latency (ms). */
+        public List<double[]> overRun = new ArrayList<>();
         /** Broker publish time minus publish time; empty when the broker sent no broker timestamps. */
         public Percentiles publishToBroker;
         /** Receive time minus broker publish time. */
@@ -134,6 +157,17 @@ public final class ModeResult {
         public int consumersOutOfOrder;
         /** The fewest messages any one consumer got. */
         public long minDeliveredPerConsumer;
+        /** Pairs not delivered when the drain ended; of these {@link #arrivedLate} came during the grace after it. */
+        public long missingAtDrainEnd;
+        public long arrivedLate;
+        /** Sends refused because 1,000 were pending (the producer never blocks). */
+        public int rejectedSends;
+        /** How late each send ran after its intended time (ms). */
+        public Percentiles sendLag;
+        /** Measured messages sent per second, first to last measured send. */
+        public double achievedRate;
+        /** False when the producer could not keep its schedule (refused sends, or a send a whole period late). */
+        public boolean scheduleKept = true;
         /** From the last publish to the end of the drain. */
         public long drainMs;
         /** True when the drain stopped on its time-out or idle limit before everything arrived. */
@@ -146,6 +180,15 @@ public final class ModeResult {
      */
     public static final class BrokerUsage {
         public long pid;
+        /** CPU over the measured window, per measured delivery (µs). */
+        public double cpuUsPerDelivery;
+        /** CPU of the connect phase per consumer that connected (µs). */
+        public double cpuUsPerSubscribe;
+        /** CPU seconds over the measured window. */
+        public double cpuSecondsWindow;
+        /** CPU seconds per second with no consumer connected, and with every consumer connected but no messages. */
+        public double idleCpuPerSecond = -1;
+        public double connectedCpuPerSecond = -1;
         /** True when the broker JVM was started for this run alone (and its unreported warm-up run). */
         public boolean freshBroker;
         public double cpuSecondsConnect;
@@ -159,12 +202,32 @@ public final class ModeResult {
 
     /** The benchmark JVM itself (all clients and the producer). Threading: as above. */
     public static final class ClientUsage {
+        /** Processes besides the benchmark JVM (fleet processes). */
+        public int processes;
+        /** The fleet's connections, reconnects and unreadable entries. */
+        public int connections;
+        public long reconnects;
+        public long entryErrors;
+        /** One line on the fleet's layout. */
+        public String layout;
+        /** CPU over the measured window, per measured delivery (µs), of every client process together. */
+        public double cpuUsPerDelivery;
+        public double cpuSecondsWindow;
+        public double idleCpuPerSecond = -1;
+        public double connectedCpuPerSecond = -1;
         /** CPU seconds while connecting, and from then to the end of the drain (as for the broker). */
         public double cpuSecondsConnect;
         public double cpuSecondsRun;
         public double cpuSeconds;
         public long heapUsedBytes;
         public long heapMaxBytes;
+    }
+
+    /** The measured window. Threading: as above. */
+    public static final class Window {
+        public double seconds;
+        /** Measured (consumer, message) pairs delivered. */
+        public long deliveries;
     }
 
     /** The backlog experiment: some pause, then catch up. Latencies and times in ms. Threading: as above. */

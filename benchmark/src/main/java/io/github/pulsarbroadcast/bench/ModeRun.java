@@ -1,21 +1,29 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
+import io.github.pulsarbroadcast.bench.core.Deliveries;
+import io.github.pulsarbroadcast.bench.core.LatencyRecorder;
+import io.github.pulsarbroadcast.bench.core.Mode;
+import io.github.pulsarbroadcast.bench.fleet.FleetState;
+import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
 
 /**
- * One mode at one N, on a fresh topic: connect the N consumers, publish the warm-up and the measured messages at
- * the fixed rate (pausing and resuming the backlog group when planned), drain, then collect the figures and close
- * everything. It never throws: whatever stops it (connect time-out, failed subscribes, the broker dying, this JVM
+ * One mode at one N, on a fresh topic: measure the idle baseline, connect the N consumers (stock Java client or
+ * fleet), measure the connected baseline, publish the warm-up and the measured messages on schedule (pausing and
+ * resuming the backlog group when planned), stop the producer, drain, snapshot (and once more after a grace period
+ * when deliveries were missing, to tell late from lost), then collect the figures and close everything. It never
+ * throws: whatever stops it (connect time-out, failed subscribes, the broker or a fleet process dying, this JVM
  * running out of memory) becomes the result's {@code failed} status and reason.
  *
- * <p>Threading: {@link #run} runs on the main thread, which also polls the counters that the clients' threads
- * update (see {@link Deliveries}, {@link Fleet}, {@link Publisher}).
+ * <p>Threading: {@link #run} runs on the main thread, which also polls the counters that the clients' threads (or
+ * processes) update (see {@link ConsumerSide}, {@link MessageSource}).
  */
 final class ModeRun {
 
-    /** Thrown inside the run when the broker process exits or this JVM runs out of heap. Threading: main thread. */
+    /** Thrown inside the run when the broker or a fleet process exits or this JVM runs out of heap. */
     private static final class Unhealthy extends Exception {
         private static final long serialVersionUID = 1L;
 
@@ -32,11 +40,12 @@ final class ModeRun {
     private final boolean freshBroker;
     private final String topic;
     private final String label;
+    private final String runId;
     private final ConsumerTracker[] trackers;
+    private final Deliveries deliveries;
     private final ModeResult result;
+    private ConsumerSide side;
     private String phase = "starting";
-    /** This JVM's CPU time when every consumer was connected, or -1 before; main thread only. */
-    private long cpuAtConnected = -1;
     private long phaseStartNanos = System.nanoTime();
 
     ModeRun(BenchSettings s, Mode mode, int n, Broker broker, PulsarAdmin admin, boolean freshBroker, String runId) {
@@ -46,30 +55,21 @@ final class ModeRun {
         this.broker = broker;
         this.admin = admin;
         this.freshBroker = freshBroker;
-        int subscriptions = subscriptions(mode, n, s.splitSubscriptions);
+        this.runId = runId;
+        int subscriptions = mode.subscriptions(n, s.splitSubscriptions);
         this.topic = (mode.persistent() ? "persistent://" : "non-persistent://") + s.namespace + "/bench-" + runId
                 + "-" + mode.cliName() + "-" + n;
         this.label = String.format("%s N=%,d", mode, n);
         this.trackers = new ConsumerTracker[n];
         boolean pausing = mode.canPause() && s.pauseFraction > 0;
         for (int i = 0; i < n; i++) {
-            trackers[i] = new ConsumerTracker(i, Fleet.subscriptionOf(mode, i, subscriptions),
-                    pausing && PausePlan.inPauseGroup(i, s.pauseFraction));
+            trackers[i] = new ConsumerTracker(i, mode.subscription(i, subscriptions),
+                    pausing && ConsumerTracker.inPauseGroup(i, s.pauseFraction));
         }
+        this.deliveries = new Deliveries(trackers, s.warmupMessages(), s.totalMessages());
         this.result = new ModeResult(mode, n, subscriptions);
         result.topic = topic;
-    }
-
-    /** Subscriptions that {@code n} consumers use in {@code mode} (readers count as one each). */
-    static int subscriptions(Mode mode, int n, int split) {
-        switch (mode) {
-            case BROADCAST:
-                return 1;
-            case SPLIT:
-                return Math.min(split, n);
-            default:
-                return n;
-        }
+        result.clientKind = s.client;
     }
 
     ConsumerTracker[] trackers() {
@@ -78,32 +78,33 @@ final class ModeRun {
 
     ModeResult run() {
         long started = System.nanoTime();
-        long cpuAtStart = ResultCollector.processCpuNanos();
-        Deliveries deliveries = new Deliveries(trackers, s.warmupMessages());
-        BrokerMonitor monitor = BrokerMonitor.start(broker.pid(), freshBroker);
+        RunMeter meter = new RunMeter(broker.pid(), freshBroker);
         ClientPool clients = null;
-        Fleet fleet = null;
-        Publisher publisher = null;
+        MessageSource source = null;
+        long[] window = new long[2];
         try {
             createTopic();
-            enter("creating clients");
-            clients = new ClientPool(broker.serviceUrl(), n, s);
-            result.clients = clients.size();
-            fleet = new Fleet(mode, topic, result.subscriptions, s, clients, deliveries);
-            if (connect(fleet)) {
-                cpuAtConnected = ResultCollector.processCpuNanos();
-                if (monitor != null) {
-                    monitor.connected();
-                }
+            enter("idle baseline");
+            meter.idleBaseline(s.baselineSeconds);
+            enter("starting clients");
+            clients = mode == Mode.FLOOR ? null : new ClientPool(broker.serviceUrl(), s.fleet() ? 0 : n, s);
+            result.clients = clients == null ? 0 : clients.size();
+            side = startSide(clients, meter);
+            meter.connectStarted();
+            if (connect()) {
+                meter.connected();
+                enter("connected baseline");
+                meter.connectedBaseline(s.baselineSeconds);
                 enter("creating the producer");
-                publisher = new Publisher(clients.forProducer(), topic, s);
-                publish(fleet, publisher, deliveries);
-                drain(fleet, publisher, deliveries);
+                source = mode == Mode.FLOOR ? ((FloorBroker) broker).source() : new Publisher(clients.forProducer(),
+                        topic, s);
+                publish(source);
+                drain(source, window);
             }
         } catch (Unhealthy e) {
             result.fail(e.getMessage());
         } catch (OutOfMemoryError e) {
-            fleet = null;
+            side = null;
             if (clients != null) {
                 clients.abandon(); // frees memory at once; the runner replaces the broker after a failure
                 clients = null;
@@ -119,10 +120,25 @@ final class ModeRun {
             if (!result.ok() && broker.memoryTrouble() != null) {
                 result.reason += "; the broker logged: " + broker.memoryTrouble();
             }
-            finish(deliveries, monitor, publisher, fleet, clients, cpuAtStart);
+            finish(meter, source, clients, window);
             result.wallSeconds = Math.round((System.nanoTime() - started) / 1e7) / 100.0;
         }
         return result;
+    }
+
+    private ConsumerSide startSide(ClientPool clients, RunMeter meter) throws IOException, InterruptedException {
+        if (!s.fleet()) {
+            return new JavaConsumers(mode, topic, result.subscriptions, s, clients, deliveries);
+        }
+        FleetProcesses fleet = new FleetProcesses(s, deliveries, s.out.resolve("fleet"), "run-" + runId);
+        side = fleet;
+        fleet.start(mode, topic, result.subscriptions, broker.serviceUrl(), s.totalMessages());
+        meter.addClients(fleet.pids());
+        result.client = new ModeResult.ClientUsage();
+        result.client.processes = fleet.layout().processes;
+        result.client.connections = fleet.layout().connections;
+        result.client.layout = fleet.layout().describe();
+        return fleet;
     }
 
     private void createTopic() throws PulsarAdminException {
@@ -133,18 +149,20 @@ final class ModeRun {
     }
 
     /** Connects every consumer; false (with the result failed) when they did not all connect. */
-    private boolean connect(Fleet fleet) throws InterruptedException, Unhealthy {
+    private boolean connect() throws InterruptedException, Unhealthy, IOException {
         enter("connecting");
-        Fleet.Outcome outcome;
+        ConsumerSide.Outcome outcome;
         try (Progress bar = Progress.start(s.progress, "connect " + label, n)) {
-            outcome = fleet.connect(() -> broker.alive() && HeapGuard.check() == null,
-                    () -> bar.stepTo(fleet.connected()));
+            outcome = side.connect(() -> broker.alive() && HeapGuard.check() == null,
+                    () -> bar.stepTo(side.connected()));
         }
+        side.collect();
         result.connect = ResultCollector.connect(trackers, outcome);
         checkHealth();
         if (outcome.timedOut) {
             result.fail(String.format("timed out connecting: %,d of %,d consumers connected after %d s"
-                    + " (--connect-timeout)", outcome.connected, n, outcome.elapsedMs / 1000));
+                    + " (--connect-timeout)", outcome.connected, n, outcome.elapsedMs / 1000)
+                    + (outcome.firstError == null ? "" : "; first error: " + outcome.firstError));
         } else if (outcome.failed > 0) {
             result.fail(String.format("%,d of %,d consumers failed to connect; first error: %s", outcome.failed, n,
                     outcome.firstError));
@@ -152,78 +170,119 @@ final class ModeRun {
         return result.ok();
     }
 
-    private void publish(Fleet fleet, Publisher publisher, Deliveries deliveries)
-            throws InterruptedException, Unhealthy {
+    private void publish(MessageSource source) throws InterruptedException, Unhealthy {
         enter("publishing");
         int seconds = s.warmupSeconds + s.durationSeconds;
         long giveUp = TimeUnit.SECONDS.toNanos(seconds + 60L);
-        publisher.start();
-        PausePlan pause = PausePlan.create(s, trackers, publisher.startNanos());
+        source.start();
+        PausePlan pause = PausePlan.create(s, trackers, source.startNanos());
         if (pause != null) {
-            deliveries.latency().window(LatencyRecorder.BEFORE);
+            side.window(LatencyRecorder.BEFORE);
         }
         try (Progress bar = Progress.start(s.progress, "run " + label, seconds)) {
-            while (!publisher.done().isDone()) {
-                long elapsed = System.nanoTime() - publisher.startNanos();
+            while (!source.done().isDone()) {
+                long elapsed = System.nanoTime() - source.startNanos();
                 bar.stepTo(Math.min(seconds, TimeUnit.NANOSECONDS.toSeconds(elapsed)));
-                bar.extra(status(publisher, deliveries));
+                bar.extra(String.format("%s sent %,d received %,d P99 %d ms",
+                        source.sent() <= s.warmupMessages() ? "warm-up" : "measured", source.sent(),
+                        side.firstReceipts(), side.liveP99()));
                 if (pause != null) {
-                    pause.tick(System.nanoTime(), fleet, publisher, deliveries);
+                    pause.tick(System.nanoTime(), side, source);
                 }
                 checkHealth();
                 if (elapsed > giveUp) {
-                    result.notes.add("the producer had not finished " + seconds + " s after the planned end");
+                    result.notes.add("the producer had not finished " + seconds + " s after the planned end;"
+                            + " stopped it");
                     break;
                 }
                 Thread.sleep(100);
             }
         }
+        source.stop();
         if (pause != null) {
             if (!pause.started()) {
                 result.notes.add("the pause was planned after the end of publishing; nothing paused");
-            } else if (pause.resumeIfPaused(fleet, publisher, deliveries)) {
+            } else if (pause.resumeIfPaused(side, source)) {
                 result.notes.add("the pause lasted past the end of publishing; resumed at the start of the drain");
             }
         }
-        if (publisher.failed() > 0) {
-            result.notes.add(publisher.failed() + " sends failed; first error: " + publisher.firstError());
+        if (source.failed() > 0) {
+            result.notes.add(source.failed() + " sends failed (" + source.rejected() + " refused as the producer's"
+                    + " queue was full); first error: " + source.firstError());
         }
     }
 
-    private String status(Publisher publisher, Deliveries deliveries) {
-        boolean warm = publisher.sent() <= s.warmupMessages();
-        return String.format("%s sent %,d received %,d P99 %d ms", warm ? "warm-up" : "measured", publisher.sent(),
-                deliveries.firstReceipts(), deliveries.latency().liveP99());
+    /**
+     * Waits for every delivery (the producer has stopped), snapshots, and when some are missing waits the late grace
+     * and snapshots again; records the missing pairs as their age; {@code window} gets the measured window.
+     */
+    private void drain(MessageSource source, long[] window) throws InterruptedException, Unhealthy, IOException {
+        enter("draining");
+        long expected = (long) source.acked().cardinality() * n;
+        boolean complete = await(expected, s.drainTimeoutSeconds, s.drainIdleSeconds, "drain ");
+        long drainEnd = System.nanoTime();
+        FleetState fleet = side.collect();
+        result.delivery = ResultCollector.delivery(s, trackers, source);
+        long missingAtEnd = result.delivery.lost;
+        if (missingAtEnd > 0 && s.lateGraceSeconds > 0) {
+            enter("late arrivals");
+            await(expected, s.lateGraceSeconds, s.lateGraceSeconds, "late ");
+            fleet = side.collect();
+            result.delivery = ResultCollector.delivery(s, trackers, source);
+        }
+        result.delivery.drainMs = TimeUnit.NANOSECONDS.toMillis(drainEnd - source.lastSendNanos());
+        result.delivery.drainCutShort = !complete;
+        result.delivery.missingAtDrainEnd = missingAtEnd;
+        result.delivery.arrivedLate = missingAtEnd - result.delivery.lost;
+        window[0] = source.firstMeasuredSendNanos();
+        window[1] = side.lastReceiptNanos();
+        ResultCollector.recordMissing(deliveries, source, System.nanoTime());
+        noteFleet(fleet);
+        if (!complete) {
+            result.notes.add(String.format("drain ended after %d s (--drain-timeout %d s, --drain-idle %d s) with"
+                    + " %,d deliveries missing; %,d of them arrived within the next %d s (--late-grace)",
+                    TimeUnit.NANOSECONDS.toSeconds(drainEnd - phaseStartNanos), s.drainTimeoutSeconds,
+                    s.drainIdleSeconds, missingAtEnd, result.delivery.arrivedLate, s.lateGraceSeconds));
+        }
+        if (!result.delivery.scheduleKept) {
+            result.notes.add(String.format("the producer did not keep its schedule (send lag max %,d ms, %d sends"
+                    + " refused, %,d of %,d sent): the run is not valid at this rate", result.delivery.sendLag.max,
+                    result.delivery.rejectedSends, source.sent(), s.totalMessages()));
+        }
     }
 
-    private void drain(Fleet fleet, Publisher publisher, Deliveries deliveries)
+    /** Polls until {@code expected} deliveries, the deadline or {@code idleSeconds} without one; true if complete. */
+    private boolean await(long expected, int timeoutSeconds, int idleSeconds, String what)
             throws InterruptedException, Unhealthy {
-        enter("draining");
-        long expected = (long) publisher.acked().cardinality() * n;
         long start = System.nanoTime();
-        long deadline = start + TimeUnit.SECONDS.toNanos(s.drainTimeoutSeconds);
-        long idle = TimeUnit.SECONDS.toNanos(s.drainIdleSeconds);
-        boolean complete = false;
-        try (Progress bar = Progress.start(s.progress, "drain " + label, expected)) {
+        long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        long idle = TimeUnit.SECONDS.toNanos(idleSeconds);
+        try (Progress bar = Progress.start(s.progress, what + label, expected)) {
             while (true) {
                 long now = System.nanoTime();
-                bar.stepTo(Math.min(expected, deliveries.firstReceipts()));
-                complete = deliveries.firstReceipts() >= expected && deliveries.catchingUp() == 0;
-                boolean quiet = now - Math.max(start, deliveries.lastReceiptNanos()) > idle;
-                if (complete || quiet || now > deadline) {
-                    break;
+                bar.stepTo(Math.min(expected, side.firstReceipts()));
+                boolean complete = side.firstReceipts() >= expected && side.catchingUp() == 0;
+                if (complete) {
+                    return true;
+                }
+                if (now - Math.max(start, side.lastReceiptNanos()) > idle || now > deadline) {
+                    return false;
                 }
                 checkHealth();
                 Thread.sleep(50);
             }
         }
-        result.delivery = ResultCollector.delivery(s, trackers, publisher);
-        result.delivery.drainMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - publisher.lastSendNanos());
-        result.delivery.drainCutShort = !complete;
-        if (!complete) {
-            result.notes.add(String.format("drain ended after %d s (--drain-timeout %d s, --drain-idle %d s) with"
-                    + " %,d deliveries missing", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
-                    s.drainTimeoutSeconds, s.drainIdleSeconds, Math.max(0, expected - deliveries.firstReceipts())));
+    }
+
+    private void noteFleet(FleetState fleet) {
+        if (fleet == null) {
+            return;
+        }
+        result.client.reconnects = fleet.reconnects;
+        result.client.entryErrors = fleet.entryErrors;
+        if (fleet.reconnects > 0 || fleet.entryErrors > 0) {
+            result.notes.add(String.format("the fleet reconnected %,d times and could not read %,d entries; first"
+                    + " error: %s", fleet.reconnects, fleet.entryErrors, fleet.firstError));
         }
     }
 
@@ -235,10 +294,14 @@ final class ModeRun {
         phaseStartNanos = now;
     }
 
-    /** Stops the run when the broker died or this JVM's heap is exhausted. */
+    /** Stops the run when the broker or a fleet process died or this JVM's heap is exhausted. */
     private void checkHealth() throws Unhealthy {
         if (!broker.alive()) {
             throw new Unhealthy(broker.deathReason() + " while " + phase);
+        }
+        String trouble = side == null ? null : side.trouble();
+        if (trouble != null) {
+            throw new Unhealthy(trouble + " while " + phase);
         }
         String heap = HeapGuard.check();
         if (heap != null) {
@@ -247,15 +310,17 @@ final class ModeRun {
     }
 
     /** Collects what there is, stops measuring, closes clients and deletes the topic. */
-    private void finish(Deliveries deliveries, BrokerMonitor monitor, Publisher publisher, Fleet fleet,
-            ClientPool clients, long cpuAtStart) {
+    private void finish(RunMeter meter, MessageSource source, ClientPool clients, long[] window) {
         enter("collecting");
         try {
-            if (result.delivery == null && publisher != null) {
-                result.delivery = ResultCollector.delivery(s, trackers, publisher);
+            if (result.delivery == null && source != null) {
+                if (side != null && side.trouble() == null) {
+                    side.collect();
+                }
+                result.delivery = ResultCollector.delivery(s, trackers, source);
             }
             if (result.connect != null && result.delivery != null) {
-                result.latency = ResultCollector.latency(deliveries.latency());
+                result.latency = ResultCollector.latency(deliveries, source, s.warmupMessages(), s.totalMessages());
                 if (pausedAny()) {
                     result.backlog = ResultCollector.backlog(s, trackers, deliveries.latency());
                 }
@@ -265,33 +330,43 @@ final class ModeRun {
             }
             if (s.pauseFraction > 0 && !mode.canPause()) {
                 result.notes.add(mode == Mode.READERS ? "not paused: the 2.10 Reader has no pause; no backlog figures"
+                        : mode == Mode.FLOOR ? "not paused: the floor server keeps no backlog"
                         : "not paused: a paused consumer of a non-persistent topic loses messages by design;"
                         + " no backlog figures");
             }
-            result.broker = monitor == null ? null : monitor.stop();
-            result.client = ResultCollector.client(cpuAtStart, cpuAtConnected);
-        } catch (RuntimeException | OutOfMemoryError e) {
+            meter.finish(result, window[0], window[1], deliveries.latency().deliveries());
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
             result.notes.add("collecting the figures failed: " + Errors.brief(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
-            enter("closing");
-            if (publisher != null) {
-                publisher.close();
-            }
-            if (brokerGoesAway()) {
-                if (clients != null) {
-                    clients.abandon();
-                }
-            } else {
-                if (fleet != null) {
-                    fleet.close(120);
-                }
-                if (clients != null) {
-                    clients.closeInBackground();
-                }
-                deleteTopic();
-            }
-            enter("done");
+            meter.close();
+            close(source, clients);
         }
+    }
+
+    private void close(MessageSource source, ClientPool clients) {
+        enter("closing");
+        if (source != null) {
+            source.close();
+        }
+        if (brokerGoesAway()) {
+            if (side != null) {
+                side.abandon();
+            }
+            if (clients != null) {
+                clients.abandon();
+            }
+        } else {
+            if (side != null) {
+                side.close(120);
+            }
+            if (clients != null) {
+                clients.closeInBackground();
+            }
+            deleteTopic();
+        }
+        enter("done");
     }
 
     private boolean pausedAny() {
@@ -313,6 +388,9 @@ final class ModeRun {
 
     /** Frees the broker of the topic and its subscriptions before the next run. */
     private void deleteTopic() {
+        if (mode == Mode.FLOOR) {
+            return;
+        }
         try {
             admin.topics().deleteAsync(topic, true).get(120, TimeUnit.SECONDS);
         } catch (Exception e) {

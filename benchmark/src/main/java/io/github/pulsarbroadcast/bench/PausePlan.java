@@ -1,5 +1,7 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
+import io.github.pulsarbroadcast.bench.core.LatencyRecorder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -25,11 +27,6 @@ final class PausePlan {
         this.resumeAtNanos = resumeAtNanos;
     }
 
-    /** True when consumer {@code index} belongs to the paused {@code fraction}: every (1/fraction)-th one. */
-    static boolean inPauseGroup(int index, double fraction) {
-        return fraction > 0 && Math.floor((index + 1) * fraction) > Math.floor(index * fraction);
-    }
-
     /** The plan for a run whose publisher starts at {@code startNanos}, or null when nothing pauses. */
     static PausePlan create(BenchSettings s, ConsumerTracker[] trackers, long startNanos) {
         List<Integer> paused = new ArrayList<>();
@@ -50,29 +47,28 @@ final class PausePlan {
     }
 
     /** Pauses or resumes when due. */
-    void tick(long nowNanos, Fleet fleet, Publisher publisher, Deliveries deliveries) {
+    void tick(long nowNanos, ConsumerSide consumers, MessageSource source) {
         if (state == 0 && nowNanos >= pauseAtNanos) {
-            deliveries.latency().window(LatencyRecorder.PAUSE);
-            fleet.pause(paused);
+            consumers.window(LatencyRecorder.PAUSE);
+            consumers.pause(paused);
             state = 1;
         } else if (state == 1 && nowNanos >= resumeAtNanos) {
-            resume(fleet, publisher, deliveries);
+            resume(consumers, source);
         }
     }
 
     /** Resumes now if paused (the drain calls it so that no consumer stays paused); true if it had to. */
-    boolean resumeIfPaused(Fleet fleet, Publisher publisher, Deliveries deliveries) {
+    boolean resumeIfPaused(ConsumerSide consumers, MessageSource source) {
         if (state == 1) {
-            resume(fleet, publisher, deliveries);
+            resume(consumers, source);
             return true;
         }
         return false;
     }
 
-    private void resume(Fleet fleet, Publisher publisher, Deliveries deliveries) {
-        deliveries.latency().window(LatencyRecorder.CATCH_UP);
-        deliveries.startCatchUp(publisher.lastSentSeq());
-        fleet.resume(paused);
+    private void resume(ConsumerSide consumers, MessageSource source) {
+        consumers.window(LatencyRecorder.CATCH_UP);
+        consumers.resume(paused, source.lastSentSeq());
         state = 2;
     }
 

@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.Mode;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -27,6 +28,8 @@ public enum Preset {
                 s.brokerDirectMemory = "1g";
                 s.freshBroker = false;
                 s.primeConsumers = 0;
+                s.baselineSeconds = 1;
+                s.lateGraceSeconds = 2;
             }),
     /** NTT's experiment scaled to one small machine. */
     NTT_SCALED("ntt-scaled", "N = 1K, 5K, 10K, 20K; every mode; 10 KB at 1 msg/s; 10 s warm-up + 60 s measured", s -> {

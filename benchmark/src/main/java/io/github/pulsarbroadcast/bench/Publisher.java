@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.Percentiles;
 import java.util.BitSet;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -9,6 +10,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
@@ -16,27 +19,37 @@ import org.apache.pulsar.client.api.Schema;
 
 /**
  * The one producer: publishes {@code totalMessages} messages of {@code messageSize} bytes at a fixed rate, each
- * carrying its sequence number as the message's sequence id (see {@link Deliveries#sequenceOf}). Message {@code k}
- * is sent at {@code start + k / rate}; the first {@code warmupMessages} are the warm-up.
+ * carrying its sequence number as the message's sequence id and its <em>intended</em> send time (start + k x period,
+ * {@link System#nanoTime}) as the event time, both metadata fields every client decodes anyway. The producer never
+ * blocks ({@code blockIfQueueFull(false)}): a send that finds 1,000 pending is refused and counted, and a send that
+ * runs late (the scheduler runs late sends back to back) shows up in the send lag and in every latency, which count
+ * from the intended time.
  *
  * <p>Threading: one scheduler thread ("bench-publisher") sends; send completions run on the producer client's
- * threads and update the atomics and {@link #acked} (guarded by itself); the main thread polls.
+ * threads and update the atomics and {@link #acked} (guarded by itself); {@link #lag} is a {@link Recorder} (written
+ * by the scheduler thread, read by the main thread); the main thread polls.
  */
-final class Publisher implements AutoCloseable {
+final class Publisher implements MessageSource {
 
     private final Producer<byte[]> producer;
     private final byte[] payload;
     private final int totalMessages;
+    private final int warmupMessages;
     private final long periodNanos;
     private final ScheduledExecutorService scheduler;
     private final AtomicInteger next = new AtomicInteger();
     private final AtomicInteger completed = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
+    private final AtomicInteger rejected = new AtomicInteger();
     private final AtomicReference<String> firstError = new AtomicReference<>();
     private final BitSet acked = new BitSet();
+    private final Recorder lag = new Recorder(3);
+    private final Histogram lagTotal = new Histogram(3);
     private final CompletableFuture<Void> done = new CompletableFuture<>();
     private volatile long startNanos;
     private volatile long lastSendNanos;
+    private volatile long firstMeasuredSendNanos;
+    private volatile int sentLimit;
     private volatile ScheduledFuture<?> task;
 
     Publisher(PulsarClient client, String topic, BenchSettings s) throws PulsarClientException {
@@ -45,13 +58,15 @@ final class Publisher implements AutoCloseable {
                 .producerName("bench-producer")
                 .enableBatching(s.batching)
                 .batchingMaxPublishDelay(1, TimeUnit.MILLISECONDS)
-                .blockIfQueueFull(true)
+                .blockIfQueueFull(false)
                 .maxPendingMessages(1_000)
                 .sendTimeout(30, TimeUnit.SECONDS)
                 .create();
         this.payload = new byte[s.messageSize];
         new Random(42).nextBytes(payload);
         this.totalMessages = s.totalMessages();
+        this.warmupMessages = s.warmupMessages();
+        this.sentLimit = totalMessages;
         this.periodNanos = Math.max(1, Math.round(1e9 / s.rate));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-publisher");
@@ -60,71 +75,124 @@ final class Publisher implements AutoCloseable {
         });
     }
 
-    /** Starts publishing now. */
-    void start() {
+    @Override
+    public void start() {
         startNanos = System.nanoTime();
         task = scheduler.scheduleAtFixedRate(this::sendNext, 0, periodNanos, TimeUnit.NANOSECONDS);
     }
 
-    long startNanos() {
+    @Override
+    public long startNanos() {
         return startNanos;
     }
 
+    @Override
+    public long intendedNanos(int seq) {
+        return startNanos + seq * periodNanos;
+    }
+
     private void sendNext() {
-        int seq = next.getAndIncrement();
-        if (seq >= totalMessages) {
+        int seq = next.get();
+        if (seq >= sentLimit) {
             task.cancel(false);
             return;
         }
-        lastSendNanos = System.nanoTime();
-        producer.newMessage().value(payload).sequenceId(seq).sendAsync()
-                .whenComplete((id, e) -> {
-                    if (e == null) {
-                        synchronized (acked) {
-                            acked.set(seq);
-                        }
-                    } else {
-                        failed.incrementAndGet();
-                        firstError.compareAndSet(null, Errors.brief(e));
-                    }
-                    if (completed.incrementAndGet() == totalMessages) {
-                        done.complete(null);
-                    }
-                });
+        long intended = intendedNanos(seq);
+        long now = System.nanoTime();
+        lag.recordValue(Math.max(0, TimeUnit.NANOSECONDS.toMillis(now - intended)));
+        lastSendNanos = now;
+        if (seq == warmupMessages) {
+            firstMeasuredSendNanos = now;
+        }
+        var message = producer.newMessage().value(payload).sequenceId(seq);
+        if (intended > 0) {
+            message.eventTime(intended);
+        }
+        message.sendAsync().whenComplete((id, e) -> completed(seq, e));
+        next.incrementAndGet();
     }
 
-    /** Completes when every send has been acknowledged or has failed. */
-    CompletableFuture<Void> done() {
+    private void completed(int seq, Throwable e) {
+        if (e == null) {
+            synchronized (acked) {
+                acked.set(seq);
+            }
+        } else {
+            failed.incrementAndGet();
+            if (e instanceof PulsarClientException.ProducerQueueIsFullError
+                    || e.getCause() instanceof PulsarClientException.ProducerQueueIsFullError) {
+                rejected.incrementAndGet();
+            }
+            firstError.compareAndSet(null, Errors.brief(e));
+        }
+        if (completed.incrementAndGet() >= sentLimit) {
+            done.complete(null);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> done() {
         return done;
     }
 
-    /** Messages handed to the producer so far. */
-    int sent() {
+    @Override
+    public int sent() {
         return Math.min(next.get(), totalMessages);
     }
 
-    /** The highest sequence number handed to the producer so far, or -1. */
-    int lastSentSeq() {
-        return sent() - 1;
-    }
-
-    long lastSendNanos() {
+    @Override
+    public long lastSendNanos() {
         return lastSendNanos;
     }
 
-    int failed() {
+    @Override
+    public long firstMeasuredSendNanos() {
+        return firstMeasuredSendNanos;
+    }
+
+    @Override
+    public int failed() {
         return failed.get();
     }
 
-    String firstError() {
+    @Override
+    public int rejected() {
+        return rejected.get();
+    }
+
+    @Override
+    public String firstError() {
         return firstError.get();
     }
 
-    /** The sequence numbers the broker acknowledged (a copy). */
-    BitSet acked() {
+    @Override
+    public BitSet acked() {
         synchronized (acked) {
             return (BitSet) acked.clone();
         }
+    }
+
+    @Override
+    public void stop() {
+        if (task != null) {
+            task.cancel(false);
+        }
+        scheduler.shutdown();
+        try {
+            scheduler.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        sentLimit = next.get();
+        if (completed.get() >= sentLimit) {
+            done.complete(null);
+        }
+    }
+
+    @Override
+    public synchronized Percentiles sendLag() {
+        lagTotal.add(lag.getIntervalHistogram());
+        return Percentiles.of(lagTotal);
     }
 
     @Override

@@ -1,10 +1,16 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
+import io.github.pulsarbroadcast.bench.core.Deliveries;
+import io.github.pulsarbroadcast.bench.core.FanOut;
+import io.github.pulsarbroadcast.bench.core.LatencyRecorder;
+import io.github.pulsarbroadcast.bench.core.Percentiles;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -21,7 +27,7 @@ final class ResultCollector {
     private ResultCollector() {
     }
 
-    static ModeResult.Connect connect(ConsumerTracker[] trackers, Fleet.Outcome outcome) {
+    static ModeResult.Connect connect(ConsumerTracker[] trackers, ConsumerSide.Outcome outcome) {
         ModeResult.Connect c = new ModeResult.Connect();
         c.requested = trackers.length;
         c.connected = outcome.connected;
@@ -82,15 +88,56 @@ final class ResultCollector {
         }
     }
 
-    static ModeResult.Latency latency(LatencyRecorder rec) {
+    /**
+     * The latency section: the histograms of {@code d}, the per-message worst fan-out over the measured messages
+     * and the latency over the run (per measured message: its intended send time from the first measured one, its
+     * worst and mean latency).
+     */
+    static ModeResult.Latency latency(Deliveries d, MessageSource source, int warmup, int total) {
+        LatencyRecorder rec = d.latency();
         ModeResult.Latency l = new ModeResult.Latency();
         l.endToEnd = rec.endToEnd();
+        l.fromPublish = rec.fromPublish();
         l.publishToBroker = rec.publishToBroker();
         l.brokerToConsumer = rec.brokerToConsumer();
+        l.missingPairs = rec.missing();
+        l.missingMinAgeMs = rec.missingMinAgeMs();
+        FanOut f = d.fanOut();
+        l.worstFanOut = f.worstDistribution(warmup, total);
+        if (source != null) {
+            long first = source.intendedNanos(warmup);
+            for (int seq = warmup; seq < Math.min(total, source.sent()); seq++) {
+                l.overRun.add(new double[] {centiseconds((source.intendedNanos(seq) - first) / 1e9), f.worstMs(seq),
+                    Math.round(f.meanMs(seq) * 10) / 10.0});
+            }
+        }
         return l;
     }
 
-    static ModeResult.Delivery delivery(BenchSettings s, ConsumerTracker[] trackers, Publisher publisher) {
+    /**
+     * Records every measured (consumer, message) pair that never arrived as its age at {@code nowNanos} in the
+     * latency histogram and the fan-out, so that missing pairs weigh on the tail.
+     */
+    static void recordMissing(Deliveries d, MessageSource source, long nowNanos) {
+        BitSet measured = source.acked();
+        measured.clear(0, Math.min(d.measuredFromSeq(), measured.length()));
+        long[] missing = new long[Math.max(0, measured.length())];
+        for (ConsumerTracker t : d.trackers()) {
+            BitSet m = t.missing(measured);
+            for (int seq = m.nextSetBit(0); seq >= 0; seq = m.nextSetBit(seq + 1)) {
+                missing[seq]++;
+            }
+        }
+        for (int seq = 0; seq < missing.length; seq++) {
+            if (missing[seq] > 0) {
+                long age = TimeUnit.NANOSECONDS.toMillis(nowNanos - source.intendedNanos(seq));
+                d.latency().recordMissing(age, missing[seq]);
+                d.fanOut().recordMissing(seq, age);
+            }
+        }
+    }
+
+    static ModeResult.Delivery delivery(BenchSettings s, ConsumerTracker[] trackers, MessageSource publisher) {
         ModeResult.Delivery d = new ModeResult.Delivery();
         d.totalMessages = s.totalMessages();
         d.warmupMessages = s.warmupMessages();
@@ -113,6 +160,15 @@ final class ResultCollector {
             d.minDeliveredPerConsumer = Math.min(d.minDeliveredPerConsumer, got);
         }
         d.expected = (long) d.published * trackers.length;
+        if (publisher != null) {
+            d.rejectedSends = publisher.rejected();
+            d.sendLag = publisher.sendLag();
+            int measured = publisher.sent() - s.warmupMessages();
+            double span = (publisher.lastSendNanos() - publisher.firstMeasuredSendNanos()) / 1e9;
+            d.achievedRate = measured > 1 && span > 0 ? Math.round((measured - 1) / span * 1000) / 1000.0 : 0;
+            d.scheduleKept = d.rejectedSends == 0 && d.sendLag.max * 1e6 < 1e9 / s.rate
+                    && publisher.sent() == d.totalMessages;
+        }
         return d;
     }
 
@@ -139,34 +195,17 @@ final class ResultCollector {
         return b;
     }
 
-    /**
-     * This JVM's CPU seconds since {@code cpuNanosAtStart}, split at {@code cpuNanosAtConnected} (-1 when the
-     * consumers never all connected: everything counts as connecting), and its heap now.
-     */
-    static ModeResult.ClientUsage client(long cpuNanosAtStart, long cpuNanosAtConnected) {
-        ModeResult.ClientUsage u = new ModeResult.ClientUsage();
-        long end = processCpuNanos();
-        long connected = cpuNanosAtConnected < 0 ? end : cpuNanosAtConnected;
-        u.cpuSecondsConnect = centiseconds((connected - cpuNanosAtStart) / 1e9);
-        u.cpuSecondsRun = centiseconds((end - connected) / 1e9);
-        u.cpuSeconds = centiseconds((end - cpuNanosAtStart) / 1e9);
+    /** {@code u} (a new one when null) with this JVM's heap now. */
+    static ModeResult.ClientUsage client(ModeResult.ClientUsage u) {
+        ModeResult.ClientUsage c = u == null ? new ModeResult.ClientUsage() : u;
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        u.heapUsedBytes = heap.getUsed();
-        u.heapMaxBytes = heap.getMax();
-        return u;
+        c.heapUsedBytes = heap.getUsed();
+        c.heapMaxBytes = heap.getMax();
+        return c;
     }
 
     /** {@code seconds} rounded to hundredths, as the reports give CPU times. */
     static double centiseconds(double seconds) {
         return Math.round(seconds * 100) / 100.0;
-    }
-
-    /** CPU time of this JVM in nanoseconds, or 0 where the platform does not tell. */
-    static long processCpuNanos() {
-        java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean) {
-            return ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime();
-        }
-        return 0;
     }
 }

@@ -1,7 +1,8 @@
-package io.github.pulsarbroadcast.bench;
+package io.github.pulsarbroadcast.bench.core;
 
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -20,7 +21,15 @@ public enum Mode {
     /** A non-persistent topic, one Exclusive subscription per consumer (messages may be dropped). */
     NON_PERSISTENT("non-persistent", false, false, true, "non-persistent topic, one subscription per consumer"),
     /** K broadcast subscriptions of N/K consumers each: NTT's 4 x 25K experiment (needs the plugin). */
-    SPLIT("split", true, true, true, "K broadcast subscriptions of N/K consumers");
+    SPLIT("split", true, true, true, "K broadcast subscriptions of N/K consumers"),
+    /**
+     * No broker at all: a trivial server in a JVM of its own writes the same MESSAGE frames at the same rate to every
+     * consumer and reads their acknowledgements (the machine's floor for the workload; the consumer fleet only).
+     */
+    FLOOR("floor", false, false, false, "no broker: a trivial server writing the frames (the machine's floor)");
+
+    /** The modes a run without {@code --modes} measures: every mode that talks to a broker. */
+    public static final List<Mode> BROKER_MODES = List.of(BROADCAST, SUBSCRIPTIONS, READERS, NON_PERSISTENT, SPLIT);
 
     private final String cliName;
     private final boolean needsPlugin;
@@ -61,6 +70,41 @@ public enum Mode {
 
     public String description() {
         return description;
+    }
+
+    /** True when the mode's consumers subscribe to the broadcast subscription (or several of them). */
+    public boolean broadcast() {
+        return this == BROADCAST || this == SPLIT;
+    }
+
+    /** Subscriptions that {@code n} consumers use in this mode (readers count as one each). */
+    public int subscriptions(int n, int split) {
+        switch (this) {
+            case BROADCAST:
+                return 1;
+            case SPLIT:
+                return Math.min(split, n);
+            default:
+                return n;
+        }
+    }
+
+    /**
+     * The subscription name of consumer {@code index} when the mode uses {@code subscriptions} of them (see
+     * {@link #subscriptions}); null for readers, whose non-durable subscriptions get random names as the stock
+     * client gives them.
+     */
+    public String subscription(int index, int subscriptions) {
+        switch (this) {
+            case BROADCAST:
+                return "broadcast";
+            case SPLIT:
+                return "broadcast-" + (index % subscriptions);
+            case READERS:
+                return null;
+            default:
+                return "sub-" + index;
+        }
     }
 
     /** Parses a command-line name such as {@code non-persistent}. */

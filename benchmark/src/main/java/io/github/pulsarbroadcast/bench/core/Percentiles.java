@@ -1,4 +1,4 @@
-package io.github.pulsarbroadcast.bench;
+package io.github.pulsarbroadcast.bench.core;
 
 import org.HdrHistogram.AbstractHistogram;
 

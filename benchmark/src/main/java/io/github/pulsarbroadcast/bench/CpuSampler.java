@@ -1,0 +1,128 @@
+package io.github.pulsarbroadcast.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * CPU time and resident memory of two groups of processes over one run, sampled every {@value #PERIOD_MS} ms from
+ * {@code /proc} ({@link ProcStats}): the broker, and the clients (this JVM with the producer, plus the fleet
+ * processes). {@link #cpuSeconds} interpolates between samples, so that CPU can be read for any window of the run
+ * (the connect phase, the idle baselines, the measured window from the first measured send to the last delivery).
+ *
+ * <p>Threading: the main thread starts, adds processes and reads; one daemon thread ("bench-cpu-sampler") samples.
+ * The sample lists and pid lists are guarded by {@code this} (sample, read) or are copy-on-write (pids);
+ * {@link #peakBrokerRss} is an atomic.
+ */
+final class CpuSampler implements AutoCloseable {
+
+    /** Which processes. Threading: immutable. */
+    enum Group { BROKER, CLIENTS }
+
+    private static final long PERIOD_MS = 100;
+
+    private final List<Long> brokerPids = new CopyOnWriteArrayList<>();
+    private final List<Long> clientPids = new CopyOnWriteArrayList<>();
+    private final List<long[]> brokerSamples = new ArrayList<>();
+    private final List<long[]> clientSamples = new ArrayList<>();
+    /** Per pid the first CPU reading and the last, so that a process added late or gone stays constant. */
+    private final java.util.Map<Long, Long> lastCpuMicros = new java.util.concurrent.ConcurrentHashMap<>();
+    private final AtomicLong peakBrokerRss = new AtomicLong(-1);
+    private final ScheduledExecutorService sampler;
+
+    CpuSampler(Long brokerPid) {
+        if (brokerPid != null && ProcStats.available(brokerPid)) {
+            brokerPids.add(brokerPid);
+        }
+        clientPids.add(ProcessHandle.current().pid());
+        sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-cpu-sampler");
+            t.setDaemon(true);
+            return t;
+        });
+        sample();
+        sampler.scheduleAtFixedRate(this::sample, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** True when the broker's process is known and readable. */
+    boolean measuresBroker() {
+        return !brokerPids.isEmpty();
+    }
+
+    /** Adds a client process (a fleet JVM): its CPU counts from now on. */
+    void addClient(long pid) {
+        lastCpuMicros.put(pid, micros(ProcStats.cpuSeconds(pid)));
+        clientPids.add(pid);
+        sample();
+    }
+
+    private static long micros(double seconds) {
+        return seconds < 0 ? -1 : Math.round(seconds * 1e6);
+    }
+
+    private synchronized void sample() {
+        long now = System.nanoTime();
+        brokerSamples.add(new long[] {now, total(brokerPids)});
+        clientSamples.add(new long[] {now, total(clientPids)});
+        for (long pid : brokerPids) {
+            peakBrokerRss.accumulateAndGet(ProcStats.rssBytes(pid), Math::max);
+        }
+    }
+
+    /** CPU microseconds of {@code pids} now; a process that can no longer be read counts with its last reading. */
+    private long total(List<Long> pids) {
+        long sum = 0;
+        for (long pid : pids) {
+            long cpu = micros(ProcStats.cpuSeconds(pid));
+            if (cpu >= 0) {
+                lastCpuMicros.put(pid, cpu);
+            }
+            sum += Math.max(0, lastCpuMicros.getOrDefault(pid, 0L));
+        }
+        return sum;
+    }
+
+    /** A sample now (at the start or end of a phase, for precision). */
+    void mark() {
+        sample();
+    }
+
+    /** CPU seconds of {@code group} between two {@link System#nanoTime} instants, interpolated between samples. */
+    synchronized double cpuSeconds(Group group, long fromNanos, long toNanos) {
+        List<long[]> s = group == Group.BROKER ? brokerSamples : clientSamples;
+        return (at(s, toNanos) - at(s, fromNanos)) / 1e6;
+    }
+
+    private static double at(List<long[]> samples, long t) {
+        if (samples.isEmpty()) {
+            return 0;
+        }
+        if (t <= samples.get(0)[0]) {
+            return samples.get(0)[1];
+        }
+        for (int i = 1; i < samples.size(); i++) {
+            long[] b = samples.get(i);
+            if (t <= b[0]) {
+                long[] a = samples.get(i - 1);
+                double f = b[0] == a[0] ? 1 : (double) (t - a[0]) / (b[0] - a[0]);
+                return a[1] + f * (b[1] - a[1]);
+            }
+        }
+        return samples.get(samples.size() - 1)[1];
+    }
+
+    /** The largest broker resident set seen, or -1. */
+    long peakBrokerRss() {
+        return peakBrokerRss.get();
+    }
+
+    @Override
+    public void close() {
+        sampler.shutdownNow();
+        sample();
+    }
+}

@@ -1,0 +1,139 @@
+package io.github.pulsarbroadcast.bench;
+
+import io.github.pulsarbroadcast.bench.core.Mode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The tables of results.md beside the main one: CPU over the measured window with the idle baselines apart and the
+ * producer's schedule; the spread of repeated runs ({@code --repeat}); and every mode against the floor at the same
+ * N (P99 and CPU per delivery as ratios).
+ *
+ * <p>Threading: stateless; any thread.
+ */
+final class SummaryTables {
+
+    private static final String NONE = "–";
+
+    private SummaryTables() {
+    }
+
+    /** One row per run that has a measured window. */
+    static String cpuTable(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder("| mode | client | consumers | run | window (s) | measured deliveries"
+                + " | deliveries/s | broker CPU in window (s) | broker baseline idle / connected (CPU s/s)"
+                + " | clients CPU in window (s) | clients baseline idle / connected (CPU s/s) | send lag P99 / max (ms)"
+                + " | achieved rate (msg/s) | layout |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+                + "|---|\n");
+        for (ModeResult r : results) {
+            if (r.window == null) {
+                continue;
+            }
+            ModeResult.BrokerUsage b = r.broker;
+            ModeResult.ClientUsage c = r.client;
+            ModeResult.Delivery d = r.delivery;
+            t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %.1f | %,d | %,.0f | %s | %s | %s | %s | %s"
+                    + " | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
+                    r.window.deliveries, r.window.seconds > 0 ? r.window.deliveries / r.window.seconds : 0,
+                    b == null ? NONE : String.format(Locale.ROOT, "%.2f", b.cpuSecondsWindow),
+                    b == null ? NONE : baseline(b.idleCpuPerSecond, b.connectedCpuPerSecond),
+                    c == null ? NONE : String.format(Locale.ROOT, "%.2f", c.cpuSecondsWindow),
+                    c == null ? NONE : baseline(c.idleCpuPerSecond, c.connectedCpuPerSecond),
+                    d == null || d.sendLag == null ? NONE : d.sendLag.p99 + " / " + d.sendLag.max,
+                    d == null ? NONE : String.format(Locale.ROOT, "%.2f", d.achievedRate),
+                    c == null || c.layout == null ? "stock client" : c.layout));
+        }
+        return t.toString();
+    }
+
+    private static String kind(ModeResult r) {
+        return r.clientKind == null ? "java" : r.clientKind;
+    }
+
+    private static String baseline(double idle, double connected) {
+        return (idle < 0 ? NONE : String.format(Locale.ROOT, "%.3f", idle)) + " / "
+                + (connected < 0 ? NONE : String.format(Locale.ROOT, "%.3f", connected));
+    }
+
+    /** Median [min–max] of the ok runs of each (mode, client, N) that ran more than once; "" when none did. */
+    static String repeatTable(List<ModeResult> results) {
+        Map<String, List<ModeResult>> groups = new LinkedHashMap<>();
+        for (ModeResult r : results) {
+            if (r.ok()) {
+                groups.computeIfAbsent(r.mode + "|" + kind(r) + "|" + r.consumers, k -> new ArrayList<>()).add(r);
+            }
+        }
+        StringBuilder t = new StringBuilder();
+        for (List<ModeResult> g : groups.values()) {
+            if (g.size() < 2) {
+                continue;
+            }
+            if (t.length() == 0) {
+                t.append("| mode | client | consumers | runs | all connected (s) | E2E P99 (ms) | worst fan-out max"
+                        + " (ms) | broker CPU us/delivery | clients CPU us/delivery |\n"
+                        + "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            }
+            ModeResult first = g.get(0);
+            t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %s | %s | %s | %s | %s |%n", first.mode,
+                    kind(first), first.consumers, g.size(),
+                    spread(g, r -> r.connect.allConnectedMs == null ? Double.NaN : r.connect.allConnectedMs / 1e3),
+                    spread(g, r -> r.latency == null ? Double.NaN : r.latency.endToEnd.p99),
+                    spread(g, r -> r.latency == null || r.latency.worstFanOut == null ? Double.NaN
+                            : r.latency.worstFanOut.max),
+                    spread(g, r -> r.broker == null ? Double.NaN : r.broker.cpuUsPerDelivery),
+                    spread(g, r -> r.client == null ? Double.NaN : r.client.cpuUsPerDelivery)));
+        }
+        return t.toString();
+    }
+
+    /** "median [min–max]" of {@code f} over {@code runs} (NaN values left out). */
+    static String spread(List<ModeResult> runs, ToDoubleFunction<ModeResult> f) {
+        double[] v = runs.stream().mapToDouble(f).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        if (v.length == 0) {
+            return NONE;
+        }
+        double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+        return num(median) + " [" + num(v[0]) + "–" + num(v[v.length - 1]) + "]";
+    }
+
+    private static String num(double v) {
+        return String.format(Locale.ROOT, Math.abs(v) >= 100 ? "%,.0f" : "%.1f", v);
+    }
+
+    /** Each ok run against the floor run at the same N with the same client; "" when there is no floor run. */
+    static String floorTable(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder();
+        for (ModeResult floor : results) {
+            if (floor.mode != Mode.FLOOR || !floor.ok() || floor.latency == null) {
+                continue;
+            }
+            for (ModeResult r : results) {
+                if (r.mode == Mode.FLOOR || !r.ok() || r.consumers != floor.consumers || r.latency == null
+                        || !kind(r).equals(kind(floor))) {
+                    continue;
+                }
+                if (t.length() == 0) {
+                    t.append("| mode | client | consumers | E2E P99 / floor's | worst fan-out max / floor's"
+                            + " | broker CPU us/delivery / floor server's | clients CPU us/delivery / floor's |\n"
+                            + "|---|---|---:|---:|---:|---:|---:|\n");
+                }
+                t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %s | %s | %s | %s |%n", r.mode, kind(r),
+                        r.consumers, ratio(r.latency.endToEnd.p99, floor.latency.endToEnd.p99),
+                        ratio(r.latency.worstFanOut.max, floor.latency.worstFanOut.max),
+                        r.broker == null || floor.broker == null ? NONE
+                                : ratio(r.broker.cpuUsPerDelivery, floor.broker.cpuUsPerDelivery),
+                        r.client == null || floor.client == null ? NONE
+                                : ratio(r.client.cpuUsPerDelivery, floor.client.cpuUsPerDelivery)));
+            }
+        }
+        return t.toString();
+    }
+
+    private static String ratio(double a, double b) {
+        return b <= 0 ? NONE : String.format(Locale.ROOT, "%.1f x (%s / %s)", a / b, num(a), num(b));
+    }
+}
