@@ -1,0 +1,50 @@
+package io.github.pulsarbroadcast.cluster;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertTrue;
+
+import java.time.Duration;
+import org.testng.annotations.Test;
+
+/**
+ * Fault (c): the broker that owns the topic is paused with SIGSTOP (its sockets stay open, it answers nothing) until
+ * its metadata session has expired and the other broker owns the topic, then resumed with SIGCONT. The resumed broker
+ * must not deliver or take acknowledgements for the topic it lost: Pulsar 2.10 shuts a broker down when it finds its
+ * session expired (zookeeperSessionExpiredPolicy=shutdown), and nothing it still had queued may reach a consumer as a
+ * gap or an extra duplicate. Nothing lost, order kept, duplicates within {@link #MAX_DUPLICATES}, every consumer
+ * receiving again within {@link #BROKER_LOSS_RECOVERY_SECONDS}.
+ *
+ * <p>Threading: see {@link ChaosTestBase}.
+ */
+@Test(groups = "chaos")
+public class BrokerPauseChaosTest extends ChaosTestBase {
+
+    @Test(timeOut = 600_000)
+    public void owningBrokerPausedLongerThanItsSession() {
+        String owner = owner();
+        String other = otherBroker(owner);
+        FaultFigures.Mark mark = mark();
+        cluster.pause(owner);
+        int resumedAt;
+        try {
+            await("the other broker owning the topic").atMost(Duration.ofSeconds(SESSION_TIMEOUT_SECONDS + 60))
+                    .pollInterval(Duration.ofSeconds(1)).until(() -> other.equals(owner()));
+        } finally {
+            resumedAt = Millis.now();
+            cluster.resume(owner);
+        }
+        try {
+            int pausedMs = resumedAt - mark.timeMs;
+            assertTrue(pausedMs > SESSION_TIMEOUT_SECONDS * 1000, "paused only " + pausedMs + " ms");
+            FaultFigures figures = observe("SIGSTOP of the owning broker (" + owner + ") for " + pausedMs / 1000
+                    + " s, then SIGCONT", mark, BROKER_LOSS_RECOVERY_SECONDS + 60, 180, 0);
+            await("the resumed broker gone or not owning the topic").atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofSeconds(1)).until(() -> !cluster.alive(owner) || !owner().equals(owner));
+            System.out.println("FAULT SIGSTOP: after SIGCONT the paused broker " + (cluster.alive(owner)
+                    ? "still runs and does not own the topic" : "shut itself down (its session had expired)"));
+            figures.assertBounds(BROKER_LOSS_RECOVERY_SECONDS, MAX_DUPLICATES);
+        } finally {
+            cluster.restart(owner);
+        }
+    }
+}
