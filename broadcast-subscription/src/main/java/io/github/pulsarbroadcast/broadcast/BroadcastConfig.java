@@ -24,6 +24,8 @@ public final class BroadcastConfig {
     static final String WINDOW_MAX_BYTES = PREFIX + "WindowMaxBytes";
     static final String MARK_DELETE_INTERVAL_MS = PREFIX + "MarkDeleteIntervalMs";
     static final String STATS_INTERVAL_MS = PREFIX + "StatsIntervalMs";
+    static final String MAX_ACK_RANGES = PREFIX + "MaxAckRangesPerConsumer";
+    static final String MAX_PENDING_ACKS = PREFIX + "MaxPendingAcksPerConnection";
 
     /** Every key with its range, in documentation order; the default is computed in {@link #from}. */
     private static final Map<String, long[]> RANGES = new LinkedHashMap<>();
@@ -37,6 +39,8 @@ public final class BroadcastConfig {
         RANGES.put(WINDOW_MAX_BYTES, new long[] {1, Long.MAX_VALUE});
         RANGES.put(MARK_DELETE_INTERVAL_MS, new long[] {10, 3_600_000});
         RANGES.put(STATS_INTERVAL_MS, new long[] {10, 3_600_000});
+        RANGES.put(MAX_ACK_RANGES, new long[] {1, 1_000_000});
+        RANGES.put(MAX_PENDING_ACKS, new long[] {1, 10_000_000});
     }
 
     private final boolean enabled;
@@ -47,6 +51,8 @@ public final class BroadcastConfig {
     private final long windowMaxBytes;
     private final long markDeleteIntervalMs;
     private final long statsIntervalMs;
+    private final int maxAckRangesPerConsumer;
+    private final int maxPendingAcksPerConnection;
 
     private BroadcastConfig(Properties p) {
         this.enabled = parseBoolean(p, ENABLED, true);
@@ -57,6 +63,8 @@ public final class BroadcastConfig {
         this.windowMaxBytes = parseLong(p, WINDOW_MAX_BYTES, 64L * 1024 * 1024);
         this.markDeleteIntervalMs = parseLong(p, MARK_DELETE_INTERVAL_MS, 1000);
         this.statsIntervalMs = parseLong(p, STATS_INTERVAL_MS, 5000);
+        this.maxAckRangesPerConsumer = (int) parseLong(p, MAX_ACK_RANGES, 1000);
+        this.maxPendingAcksPerConnection = (int) parseLong(p, MAX_PENDING_ACKS, 50_000);
     }
 
     /** The defaults, as documented. */
@@ -129,6 +137,23 @@ public final class BroadcastConfig {
         return statsIntervalMs;
     }
 
+    /**
+     * Most ranges of individually acknowledged messages kept per consumer above its cumulative position; an
+     * individual ack that would need one more is not recorded (the message is sent again on the consumer's next
+     * redelivery or reconnect).
+     */
+    public int maxAckRangesPerConsumer() {
+        return maxAckRangesPerConsumer;
+    }
+
+    /**
+     * Most ack commands of one connection waiting to be applied; beyond it the broker stops reading from that
+     * connection until half of them are applied (TCP back-pressure, as stock acks on the event loop have).
+     */
+    public int maxPendingAcksPerConnection() {
+        return maxPendingAcksPerConnection;
+    }
+
     private static boolean parseBoolean(Properties p, String key, boolean def) {
         String v = p.getProperty(key);
         if (v == null || v.isBlank()) {
@@ -165,6 +190,7 @@ public final class BroadcastConfig {
                 + RECONNECT_GRACE_SECONDS + "=" + reconnectGraceSeconds + ", " + MAX_READ_BATCH + "="
                 + maxReadBatchSize + ", " + WINDOW_MAX_ENTRIES + "=" + windowMaxEntries + ", " + WINDOW_MAX_BYTES
                 + "=" + windowMaxBytes + ", " + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs + ", "
-                + STATS_INTERVAL_MS + "=" + statsIntervalMs;
+                + STATS_INTERVAL_MS + "=" + statsIntervalMs + ", " + MAX_ACK_RANGES + "=" + maxAckRangesPerConsumer
+                + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection;
     }
 }

@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast;
 
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
 import java.util.List;
 import org.apache.pulsar.common.api.proto.CommandSubscribe;
 import org.apache.pulsar.common.api.proto.KeyValue;
@@ -16,10 +17,10 @@ import org.apache.pulsar.common.api.proto.KeyValue;
  */
 public final class BroadcastMode {
 
-    /** The subscription (or consumer) property that selects broadcast. */
-    public static final String KEY = "pulsar.subscription.mode";
+    /** The subscription (or consumer) property that selects broadcast (the Java helper's {@link Broadcast#KEY}). */
+    public static final String KEY = Broadcast.KEY;
     /** The only value the plugin serves. */
-    public static final String BROADCAST = "broadcast";
+    public static final String BROADCAST = Broadcast.VALUE;
 
     private BroadcastMode() {
     }
@@ -62,7 +63,21 @@ public final class BroadcastMode {
         if (subscribe.hasReadCompacted() && subscribe.isReadCompacted()) {
             return KEY + "=" + BROADCAST + " does not support readCompacted";
         }
+        if (subscribe.hasStartMessageRollbackDurationSec() && subscribe.getStartMessageRollbackDurationSec() > 0) {
+            return KEY + "=" + BROADCAST + " does not support startMessageRollbackDurationSec (it would move every"
+                    + " consumer of the subscription); use 'pulsar-admin topics reset-cursor' to move it as a whole";
+        }
+        if (subscribe.hasReplicateSubscriptionState() && subscribe.isReplicateSubscriptionState()) {
+            return KEY + "=" + BROADCAST + " does not support replicateSubscriptionState=true (consumer positions are"
+                    + " not replicated between clusters)";
+        }
         return null;
+    }
+
+    /** The one message that tells a client how to join broadcast subscription {@code subscription}. */
+    public static String howToJoin(String subscription) {
+        return "Subscription '" + subscription + "' is a broadcast subscription: subscribe with subscription type"
+                + " Failover and the subscription property (or consumer property) " + KEY + "=" + BROADCAST;
     }
 
     private static String find(List<KeyValue> properties) {

@@ -10,7 +10,7 @@ import org.apache.pulsar.broker.PulsarService;
  * dispatch (ordered per subscription) and acknowledgements (on random threads), and the broker's scheduler for
  * periodic work.
  *
- * <p>Threading: immutable references, created in {@link BroadcastBrokerInterceptor#initialize} before any
+ * <p>Threading: immutable references, created in {@code BroadcastBrokerInterceptor#initialize} before any
  * connection exists and shared by every connection and subscription; {@link #close} runs once at broker shut-down.
  */
 public final class BroadcastService implements AutoCloseable {

@@ -46,6 +46,21 @@ public class BroadcastModeTest {
         }
     }
 
+    /** Regression (issue 10, case 8): subscribe fields that would move every consumer are refused, named. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void rollbackDurationAndReplicatedStateAreRefusedNamingTheField() {
+        CommandSubscribe rollback = subscribe(SubType.Failover);
+        rollback.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("broadcast");
+        rollback.setStartMessageRollbackDurationSec(60);
+        String problem = BroadcastMode.explain(rollback, true);
+        assertTrue(problem != null && problem.contains("startMessageRollbackDurationSec"), String.valueOf(problem));
+        CommandSubscribe replicated = subscribe(SubType.Failover);
+        replicated.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("broadcast");
+        replicated.setReplicateSubscriptionState(true);
+        problem = BroadcastMode.explain(replicated, true);
+        assertTrue(problem != null && problem.contains("replicateSubscriptionState"), String.valueOf(problem));
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void unknownValueIsRefusedNamingTheKeyAndTheAllowedValue() {
         CommandSubscribe cmd = subscribe(SubType.Failover);

@@ -18,7 +18,8 @@ import org.apache.pulsar.common.policies.data.BacklogQuota;
 import org.testng.annotations.Test;
 
 /**
- * Semantics 4: cumulative and individual acks; the durable mark-delete position is the lowest acknowledged position
+ * design.md, "The virtual cursor" (acks) and "Delivery guarantees": cumulative and individual acks; the durable
+ * mark-delete position is the lowest acknowledged position
  * of all consumers; retention and backlog quotas still apply, and laggards that the quota evicts move forward.
  */
 public class BroadcastAckTest extends BroadcastTestBase {

@@ -11,7 +11,8 @@ import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Producer;
 import org.testng.annotations.Test;
 
-/** Semantics 7: after a broker restart every consumer resumes at or before its last acknowledged position. */
+/** design.md, "Delivery guarantees" (at least once, bounded duplicates): after a broker restart every consumer
+ * resumes at or before its last acknowledged position. */
 public class BroadcastBrokerRestartTest extends BroadcastTestBase {
 
     @Override

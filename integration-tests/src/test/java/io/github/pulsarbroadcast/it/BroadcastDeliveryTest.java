@@ -17,7 +17,8 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.Schema;
 import org.testng.annotations.Test;
 
-/** Semantics 1 and 2: every consumer gets every message, in order and unchanged; each entry is read once. */
+/** design.md, "Delivery guarantees" (order, every message) and "The dispatcher" (tail read): every consumer gets
+ * every message, in order and unchanged; each entry is read once. */
 public class BroadcastDeliveryTest extends BroadcastTestBase {
 
     /** Small enough that a 50 KB message is chunked (2.10 clients chunk above the broker's maximum). */

@@ -33,7 +33,8 @@ import org.apache.zookeeper.data.Stat;
 import org.testng.annotations.Test;
 
 /**
- * Semantics 8, 9 and 10: where a consumer joins, and that a join writes no metadata; several broadcast subscriptions
+ * design.md, "The virtual cursor" (join) and "Threads": where a consumer joins, and that a join writes no metadata;
+ * several broadcast subscriptions
  * on one topic are independent and dispatch on different threads; stock subscription types on the same topic behave
  * as before; partitioned topics.
  */

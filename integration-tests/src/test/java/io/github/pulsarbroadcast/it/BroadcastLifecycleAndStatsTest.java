@@ -21,7 +21,8 @@ import org.apache.pulsar.common.policies.data.TopicStats;
 import org.testng.annotations.Test;
 
 /**
- * Semantics 11 (consumer close, unsubscribe, subscription delete and topic delete free all state) and what an
+ * design.md, "The broadcast subscription" (consumer close, unsubscribe, subscription delete and topic delete free
+ * all state) and what an
  * operator sees in {@code pulsar-admin topics stats}.
  */
 public class BroadcastLifecycleAndStatsTest extends BroadcastTestBase {

@@ -17,7 +17,8 @@ import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.testng.annotations.Test;
 
 /**
- * Semantics 7: a consumer that reconnects with the same name within the grace period continues from its virtual
+ * design.md, "The virtual cursor" (leave) and "Delivery guarantees": a consumer that reconnects with the same name
+ * within the grace period continues from its virtual
  * cursor; after a topic unload every consumer resumes at or before its last acknowledged position.
  */
 public class BroadcastReconnectTest extends BroadcastTestBase {

@@ -20,7 +20,8 @@ import org.apache.pulsar.client.api.Schema;
 import org.testng.annotations.Test;
 
 /**
- * Semantics 5 and 6: redelivery rewinds only the consumer that asked; a consumer without permits never stalls the
+ * design.md, "The virtual cursor" (redelivery) and "The dispatcher" (window, catch-up reads): redelivery rewinds
+ * only the consumer that asked; a consumer without permits never stalls the
  * others and catches up from older entries, in order, sharing storage reads with consumers at the same position.
  */
 public class BroadcastRedeliveryAndFlowTest extends BroadcastTestBase {

@@ -14,13 +14,18 @@ import org.testng.annotations.Listeners;
 /**
  * One real cluster per test class: ZooKeeper, a bookie and a stock Pulsar 2.10.5 broker in this JVM on OS-assigned
  * ports, with the plugin loaded from the NAR that the build copied to {@code target/interceptors} (or, with
- * {@link #withPlugin()} false, no plugin at all). Creates {@code public/default} and a client.
+ * {@link #withPlugin()} false, no plugin at all). Creates {@code public/default} and a client. After the class, once
+ * the cluster is closed, any buffer leak that Netty's detector reported fails it ({@link LeakCheck}).
  *
  * <p>Threading: TestNG runs set-up, tests and tear-down of a class on one thread at a time; fields are written in
  * set-up and read by the tests.
  */
 @Listeners(ThreadDumpOnTimeout.class)
 public abstract class BrokerTestBase {
+
+    static {
+        LeakCheck.install();
+    }
 
     /** Set by surefire; the fallback serves runs from an IDE in the module directory. */
     private static final Path INTERCEPTORS =
@@ -71,6 +76,7 @@ public abstract class BrokerTestBase {
         if (cluster != null) {
             cluster.close();
             cluster = null;
+            LeakCheck.assertNoLeaks(getClass().getSimpleName());
         }
     }
 

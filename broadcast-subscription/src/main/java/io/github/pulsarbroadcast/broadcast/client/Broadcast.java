@@ -21,7 +21,7 @@ import org.apache.pulsar.client.api.SubscriptionType;
  */
 public final class Broadcast {
 
-    /** The property name; the same as the broker plugin's {@code BroadcastMode.KEY}. */
+    /** The property name; the broker plugin reads the same constant ({@code BroadcastMode.KEY}). */
     public static final String KEY = "pulsar.subscription.mode";
     /** The property value. */
     public static final String VALUE = "broadcast";

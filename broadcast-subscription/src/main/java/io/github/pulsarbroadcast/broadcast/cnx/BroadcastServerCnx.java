@@ -4,6 +4,8 @@ import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastConsumer;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
+import io.github.pulsarbroadcast.broadcast.dispatch.ConnectionSend;
+import io.github.pulsarbroadcast.broadcast.dispatch.ConsumerConnection;
 import io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionInstaller;
 import io.netty.handler.ssl.SslHandler;
 import java.util.Map;
@@ -21,6 +23,7 @@ import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandAck;
+import org.apache.pulsar.common.api.proto.CommandCloseConsumer;
 import org.apache.pulsar.common.api.proto.CommandConnect;
 import org.apache.pulsar.common.api.proto.CommandFlow;
 import org.apache.pulsar.common.api.proto.CommandSeek;
@@ -46,17 +49,20 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: like {@link ServerCnx}, every {@code handle*} method runs on this connection's Netty event loop; the
  * continuation of a broadcast subscribe is put back on it. {@link #pendingJoins} and {@link #broadcastConsumers}
- * are concurrent maps because stock Pulsar attaches and removes consumers on its own threads. Acknowledgements are
- * applied on random executor threads and answered from there (Netty writes are thread-safe).
+ * are concurrent because stock Pulsar attaches and removes consumers on its own threads. Acknowledgements are
+ * applied on random executor threads and answered from there (Netty writes are thread-safe); {@link #ackGate}
+ * bounds how many wait. The dispatcher reaches this connection only through {@link ConsumerConnection}.
  */
-public class BroadcastServerCnx extends ServerCnx {
+public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection {
 
     private static final Logger log = LoggerFactory.getLogger(BroadcastServerCnx.class);
 
     private final BroadcastService service;
     private final SubscriptionInstaller installer;
-    /** Consumer id to the initial position of a broadcast subscribe in flight; taken when the consumer attaches. */
-    private final Map<Long, InitialPosition> pendingJoins = new ConcurrentHashMap<>();
+    /** Broadcast subscribes in flight, by consumer id; taken when the consumer attaches. */
+    private final PendingJoins pendingJoins = new PendingJoins(System::nanoTime);
+    /** Bounds the acks waiting to be applied. */
+    private final AckGate ackGate;
     /** Consumer id to the attached broadcast consumer, for routing its acks and flows. */
     private final Map<Long, BroadcastConsumer> broadcastConsumers = new ConcurrentHashMap<>();
     /** Whether the client said it reads broker entry metadata; written once in handleConnect. */
@@ -66,6 +72,22 @@ public class BroadcastServerCnx extends ServerCnx {
         super(pulsar, listenerName);
         this.service = service;
         this.installer = new SubscriptionInstaller(service);
+        this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), new AckGate.Reads() {
+            @Override
+            public void pause() {
+                disableCnxAutoRead();
+            }
+
+            @Override
+            public void resume() {
+                enableCnxAutoRead();
+            }
+
+            @Override
+            public void onEventLoop(Runnable task) {
+                ctx().executor().execute(task);
+            }
+        });
     }
 
     @Override
@@ -76,6 +98,7 @@ public class BroadcastServerCnx extends ServerCnx {
     }
 
     /** Whether messages to this client keep their broker entry metadata (as stock Pulsar decides it). */
+    @Override
     public boolean receivesBrokerEntryMetadata() {
         return clientSupportsBrokerEntryMetadata
                 && getRemoteEndpointProtocolVersion() >= ProtocolVersion.v18.getValue()
@@ -88,6 +111,7 @@ public class BroadcastServerCnx extends ServerCnx {
      * the TLS handler may change the buffers) and when no other broker interceptor expects per-message calls.
      * Event loop.
      */
+    @Override
     public boolean writesFramesDirectly() {
         return service.onlyInterceptor() && ctx().pipeline().get(SslHandler.class) == null;
     }
@@ -97,9 +121,7 @@ public class BroadcastServerCnx extends ServerCnx {
     @Override
     protected void handleSubscribe(CommandSubscribe subscribe) {
         if (!BroadcastMode.requested(subscribe)) {
-            if (!refusedStockConsumerOnBroadcast(subscribe)) {
-                super.handleSubscribe(subscribe);
-            }
+            handleStockSubscribe(subscribe);
             return;
         }
         TopicName topicName;
@@ -164,20 +186,15 @@ public class BroadcastServerCnx extends ServerCnx {
 
     /** True when the topic is loaded here and {@code subscription} on it is already a broadcast subscription. */
     private boolean alreadyServedAsBroadcast(TopicName topicName, String subscription) {
-        return loadedSubscription(topicName.toString(), subscription) instanceof BroadcastSubscription;
+        return loadedSubscription(topicName, subscription) instanceof BroadcastSubscription;
     }
 
     /**
      * The subscription {@code subscription} of {@code topic} when the topic is a persistent topic already loaded on
-     * this broker, else null (also for a topic name that does not parse: the stock path reports that).
+     * this broker, else null.
      */
-    private PersistentSubscription loadedSubscription(String topic, String subscription) {
-        Optional<Topic> loaded;
-        try {
-            loaded = getBrokerService().getTopicReference(topic);
-        } catch (RuntimeException e) {
-            return null;
-        }
+    private PersistentSubscription loadedSubscription(TopicName topic, String subscription) {
+        Optional<Topic> loaded = getBrokerService().getTopicReference(topic.toString());
         return loaded.isPresent() && loaded.get() instanceof PersistentTopic
                 ? ((PersistentTopic) loaded.get()).getSubscriptions().get(subscription) : null;
     }
@@ -217,33 +234,91 @@ public class BroadcastServerCnx extends ServerCnx {
     }
 
     /**
-     * A consumer without the broadcast key asking for a subscription that this broker already serves as broadcast
-     * is refused here, with a message that says how to join it. (If the topic is not loaded yet, the subscription's
-     * own {@code addConsumer} refuses it.)
+     * A subscribe without the broadcast key. A consumer asking for a subscription that is a broadcast subscription
+     * (by its stored property, whether or not the topic is loaded here) is refused with a message that says how to
+     * join it: attached as a stock consumer it would receive, and acknowledge cumulatively, what belongs to the
+     * broadcast consumers. When the topic is not loaded on this broker yet, it is loaded first (as the stock path
+     * would) so that the stored subscription can be checked; every other stock subscribe goes straight through.
      */
-    private boolean refusedStockConsumerOnBroadcast(CommandSubscribe subscribe) {
-        PersistentSubscription existing = loadedSubscription(subscribe.getTopic(), subscribe.getSubscription());
-        if (existing == null || !BroadcastSubscription.isMarkedBroadcast(existing)) {
+    private void handleStockSubscribe(CommandSubscribe subscribe) {
+        TopicName topicName = persistentTopicName(subscribe.getTopic());
+        if (topicName == null) {
+            super.handleSubscribe(subscribe); // stock reports an invalid name; non-persistent topics have no broadcast
+            return;
+        }
+        PersistentSubscription existing = loadedSubscription(topicName, subscribe.getSubscription());
+        if (existing != null || getBrokerService().getTopicReference(topicName.toString()).isPresent()) {
+            if (!refuseIfBroadcast(existing, subscribe)) {
+                super.handleSubscribe(subscribe);
+            }
+            return;
+        }
+        CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
+        getBrokerService().getTopicIfExists(topicName.toString()).whenComplete((topic, error) ->
+                ctx().executor().execute(() -> {
+                    PersistentSubscription stored = error == null && topic.isPresent()
+                            && topic.get() instanceof PersistentTopic
+                            ? ((PersistentTopic) topic.get()).getSubscriptions().get(copy.getSubscription()) : null;
+                    if (!refuseIfBroadcast(stored, copy)) {
+                        super.handleSubscribe(copy); // a lookup error is reported there, as stock does
+                    }
+                }));
+    }
+
+    private static TopicName persistentTopicName(String topic) {
+        try {
+            TopicName name = TopicName.get(topic);
+            return name.isPersistent() ? name : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private boolean refuseIfBroadcast(PersistentSubscription subscription, CommandSubscribe subscribe) {
+        if (subscription == null || !BroadcastSubscription.isMarkedBroadcast(subscription)) {
             return false;
         }
+        log.warn("[{}][{}] Refused consumer {} without {}: the subscription is a broadcast subscription",
+                subscribe.getTopic(), subscribe.getSubscription(), subscribe.getConsumerName(), BroadcastMode.KEY);
         getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError,
-                "Subscription '" + subscribe.getSubscription() + "' is a broadcast subscription: subscribe with"
-                        + " subscription type Failover and the subscription property (or consumer property) "
-                        + BroadcastMode.KEY + "=" + BroadcastMode.BROADCAST);
+                BroadcastMode.howToJoin(subscribe.getSubscription()));
         return true;
     }
 
-    /** Takes the join request that a broadcast subscribe left for {@code consumerId}, or null if there is none. */
+    @Override
     public InitialPosition takeBroadcastJoin(long consumerId) {
-        return pendingJoins.remove(consumerId);
+        return pendingJoins.take(consumerId);
     }
 
+    @Override
     public void registerBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
         broadcastConsumers.put(consumerId, consumer);
     }
 
+    @Override
     public void forgetBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
         broadcastConsumers.remove(consumerId, consumer);
+    }
+
+    @Override
+    public void submit(ConnectionSend send) {
+        ctx().executor().execute(send);
+    }
+
+    @Override
+    public void reachedEndOfTopic(long consumerId) {
+        getCommandSender().sendReachedEndOfTopic(consumerId);
+    }
+
+    @Override
+    protected void handleCloseConsumer(CommandCloseConsumer closeConsumer) {
+        pendingJoins.forget(closeConsumer.getConsumerId());
+        super.handleCloseConsumer(closeConsumer);
+    }
+
+    /** Broadcast subscribes prepared here whose consumer has not attached yet (for tests). */
+    public int pendingJoinCount() {
+        return pendingJoins.size();
     }
 
     // ----- flow, ack, seek -----
@@ -269,10 +344,16 @@ public class BroadcastServerCnx extends ServerCnx {
             return;
         }
         AckCopy copy = AckCopy.of(ack);
-        // Acks need no ordering: a random thread, never behind the dispatch work of any subscription. (Gathering a
-        // connection's acks per event-loop pass into one task was tried and taken out again: fewer executor
-        // wake-ups at 10,000 consumers, but no measurable end-to-end gain; see docs/benchmarks.md, 100k.)
-        service.executor().executeUnordered(() -> copy.applyTo(bc, this));
+        // Acks need no ordering: a random thread, never behind the dispatch work of any subscription. The gate
+        // bounds how many wait (see AckGate).
+        ackGate.submitted();
+        service.executor().executeUnordered(() -> {
+            try {
+                copy.applyTo(bc, this);
+            } finally {
+                ackGate.applied();
+            }
+        });
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.github.pulsarbroadcast.broadcast.cursor;
 
-import java.util.TreeSet;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
 /**
@@ -16,7 +15,7 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * <p>Threading: acknowledgements arrive on random executor threads and the dispatcher works on the subscription's
  * ordered thread, so the state is split:
  * <ul>
- *   <li>ack state ({@link #acknowledged}, {@link #individualAcks}) is guarded by this object's monitor;
+ *   <li>ack state ({@link #acknowledged}, {@link #individualAcks}, kept as bounded ranges) is guarded by this object's monitor;
  *       {@code acknowledged} is also volatile so that the mark-delete scan reads it without locking;</li>
  *   <li>{@link #highestSent} is single-writer (the dispatcher thread) and volatile for the ack threads;</li>
  *   <li>{@link #next} is single-writer and read only by the dispatcher thread; {@link #permits} is single-writer
@@ -26,10 +25,11 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  */
 public final class VirtualCursor {
 
+    private final CursorRules rules;
     /** Guarded by {@code this} for writes; volatile for lock-free reads. */
     private volatile PositionImpl acknowledged;
     /** Individually acknowledged positions above {@link #acknowledged}; null while empty. Guarded by {@code this}. */
-    private TreeSet<PositionImpl> individualAcks;
+    private AckRanges individualAcks;
     /** Volatile mirror of {@code individualAcks != null}, so the dispatcher can skip the lock in the common case. */
     private volatile boolean hasIndividualAcks;
     /** The highest position sent to the consumer. Single writer: dispatcher thread; volatile for ack threads. */
@@ -42,12 +42,13 @@ public final class VirtualCursor {
 
     /**
      * A cursor at {@code start}: everything up to and including {@code start} counts as acknowledged and sent, and
-     * {@code firstToSend} is the first position to send.
+     * the entry after it is the first to send.
      */
-    public VirtualCursor(PositionImpl start, PositionImpl firstToSend) {
+    public VirtualCursor(PositionImpl start, CursorRules rules) {
+        this.rules = rules;
         this.acknowledged = start;
         this.highestSent = start;
-        this.next = firstToSend;
+        this.next = rules.sequence().next(start);
     }
 
     // ----- acknowledgements (any thread) -----
@@ -65,39 +66,29 @@ public final class VirtualCursor {
         if (position.compareTo(acknowledged) <= 0) {
             return AckResult.DUPLICATE;
         }
-        acknowledged = position;
-        if (individualAcks != null) {
-            individualAcks.headSet(position, true).clear();
-            clearIndividualAcksIfEmpty();
-        }
+        moveAcknowledgedTo(position);
         return AckResult.ADVANCED;
     }
 
     /** Acknowledges just {@code position}; the cumulative position moves once every position below it is acked. */
-    public synchronized AckResult acknowledgeIndividual(PositionImpl position, PositionSequence sequence) {
+    public synchronized AckResult acknowledgeIndividual(PositionImpl position) {
         if (position.compareTo(highestSent) > 0) {
             return AckResult.NOT_SENT;
         }
         if (position.compareTo(acknowledged) <= 0) {
             return AckResult.DUPLICATE;
         }
-        if (!position.equals(sequence.next(acknowledged))) {
-            if (individualAcks == null) {
-                individualAcks = new TreeSet<>();
-                hasIndividualAcks = true;
-            }
-            return individualAcks.add(position) ? AckResult.RECORDED : AckResult.DUPLICATE;
+        if (position.equals(rules.sequence().next(acknowledged))) {
+            moveAcknowledgedTo(position);
+            return AckResult.ADVANCED;
         }
-        PositionImpl cumulative = position;
-        if (individualAcks != null) {
-            // The gap just closed: absorb the individually acked positions that are now contiguous.
-            while (!individualAcks.isEmpty() && individualAcks.first().equals(sequence.next(cumulative))) {
-                cumulative = individualAcks.pollFirst();
-            }
-            clearIndividualAcksIfEmpty();
+        if (individualAcks == null) {
+            individualAcks = new AckRanges();
+            hasIndividualAcks = true;
+        } else if (individualAcks.contains(position)) {
+            return AckResult.DUPLICATE;
         }
-        acknowledged = cumulative;
-        return AckResult.ADVANCED;
+        return individualAcks.add(position, rules.maxAckRanges()) ? AckResult.RECORDED : AckResult.DROPPED;
     }
 
     /**
@@ -110,15 +101,28 @@ public final class VirtualCursor {
         if (position.compareTo(acknowledged) <= 0) {
             return false;
         }
-        acknowledged = position;
-        if (individualAcks != null) {
-            individualAcks.headSet(position, true).clear();
-            clearIndividualAcksIfEmpty();
-        }
-        if (position.compareTo(highestSent) > 0) {
-            highestSent = position;
+        moveAcknowledgedTo(position);
+        if (acknowledged.compareTo(highestSent) > 0) {
+            highestSent = acknowledged;
         }
         return true;
+    }
+
+    /**
+     * Sets the cumulative position and absorbs the individually acknowledged ranges that now continue it: a
+     * cumulative ack (or a skip) that closes a gap must move the position as far as an individual ack would.
+     * Caller holds the monitor.
+     */
+    private void moveAcknowledgedTo(PositionImpl position) {
+        PositionImpl cumulative = position;
+        if (individualAcks != null) {
+            cumulative = individualAcks.absorbInto(position, rules.sequence());
+            if (individualAcks.isEmpty()) {
+                individualAcks = null;
+                hasIndividualAcks = false;
+            }
+        }
+        acknowledged = cumulative;
     }
 
     /** Whether {@code position} was acknowledged on its own (above the cumulative position). */
@@ -131,16 +135,14 @@ public final class VirtualCursor {
         }
     }
 
-    /** How many individual acks are held above the cumulative position. */
-    public synchronized int individualAckCount() {
-        return individualAcks == null ? 0 : individualAcks.size();
+    /** How many positions are held as individual acks above the cumulative position. */
+    public synchronized long individualAckCount() {
+        return individualAcks == null ? 0 : individualAcks.positionCount();
     }
 
-    private void clearIndividualAcksIfEmpty() {
-        if (individualAcks.isEmpty()) {
-            individualAcks = null;
-            hasIndividualAcks = false;
-        }
+    /** How many ranges hold them (bounded by {@code broadcastMaxAckRangesPerConsumer}). */
+    public synchronized int individualAckRanges() {
+        return individualAcks == null ? 0 : individualAcks.rangeCount();
     }
 
     // ----- dispatch side (dispatcher thread only) -----
@@ -170,8 +172,8 @@ public final class VirtualCursor {
     }
 
     /** Rewinds so that everything after the acknowledged position is sent again (redelivery). */
-    public void rewind(PositionSequence sequence) {
-        next = sequence.next(acknowledged);
+    public void rewind() {
+        next = rules.sequence().next(acknowledged);
     }
 
     /** Moves the next position to send forward (after {@link #skipTo}); never backwards. */

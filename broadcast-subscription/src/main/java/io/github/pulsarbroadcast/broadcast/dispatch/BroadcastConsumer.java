@@ -1,17 +1,19 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
-import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
+import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
 
 /**
- * A stock {@link Consumer} attached to a broadcast subscription, with its {@link VirtualCursor} and its place in the
- * dispatcher's bookkeeping.
+ * A consumer attached to a broadcast subscription: its identity on its connection, its {@link VirtualCursor} and
+ * its place in the dispatcher's bookkeeping. It holds no stock {@link Consumer}: the adapter
+ * ({@link BroadcastDispatcher}) maps stock consumers to these.
  *
- * <p>Threading: {@link #consumer}, {@link #cnx} and {@link #cursor} are final. {@link #state} is owned by the
- * dispatch thread. The output counters are single-writer (the connection's event-loop thread, after each write) and
- * volatile for the stats task, which publishes them into the stock consumer's stats under this object's monitor.
+ * <p>Threading: the identity fields, {@link #cnx} and {@link #cursor} are final. {@link #state} and {@link #epoch}
+ * are owned by the dispatch thread (set before the consumer is handed to it). The output counters are single-writer
+ * (the connection's event-loop thread, after each write) and volatile for the stats task, which publishes them into
+ * the stock consumer's stats under this object's monitor.
  */
 public final class BroadcastConsumer {
 
@@ -29,17 +31,27 @@ public final class BroadcastConsumer {
         REMOVED
     }
 
-    final Consumer consumer;
-    final BroadcastServerCnx cnx;
+    final long consumerId;
+    final String name;
+    final ConsumerConnection cnx;
     final VirtualCursor cursor;
     final boolean brokerEntryMetadata;
+    /** Whether the join resumed a position retained under this name. */
+    final boolean resumed;
+    private final SubscriptionEngine engine;
 
     /** Dispatch thread only. */
     State state = State.IDLE;
+    /**
+     * Whether the dispatch thread ran this consumer's join. Until then nothing may place it: a resumed position still
+     * carries the previous connection's permits, and a periodic sync that runs between the attach and the join task
+     * (it sees the position as attached) would otherwise send on them. Dispatch thread only.
+     */
+    boolean joined;
+    /** The consumer epoch messages carry (Failover redelivery); dispatch thread only. */
+    long epoch;
     /** Set once when the consumer leaves; volatile so event-loop writes stop for it. */
     private volatile boolean removed;
-    /** The owning dispatcher: final after construction. */
-    final BroadcastDispatcher dispatcher;
 
     /** Single writer: the connection's event loop. */
     private volatile long msgOut;
@@ -52,13 +64,16 @@ public final class BroadcastConsumer {
     private long publishedMsgOut;
     private long publishedBytesOut;
 
-    BroadcastConsumer(BroadcastDispatcher dispatcher, Consumer consumer, BroadcastServerCnx cnx, VirtualCursor cursor,
-                      boolean brokerEntryMetadata) {
-        this.dispatcher = dispatcher;
-        this.consumer = consumer;
+    BroadcastConsumer(SubscriptionEngine engine, long consumerId, String name, ConsumerConnection cnx,
+                      VirtualCursor cursor, boolean brokerEntryMetadata, long epoch, boolean resumed) {
+        this.engine = engine;
+        this.consumerId = consumerId;
+        this.name = name;
         this.cnx = cnx;
         this.cursor = cursor;
         this.brokerEntryMetadata = brokerEntryMetadata;
+        this.epoch = epoch;
+        this.resumed = resumed;
     }
 
     void markRemoved() {
@@ -71,27 +86,22 @@ public final class BroadcastConsumer {
     }
 
     public long consumerId() {
-        return consumer.consumerId();
+        return consumerId;
     }
 
     /** Adds flow-control permits (from the consumer's flow command). */
     public void flow(int permits) {
-        dispatcher.flow(this, permits);
+        engine.flow(this, permits);
     }
 
     /** Applies one acknowledgement; any thread. */
-    public io.github.pulsarbroadcast.broadcast.cursor.AckResult acknowledge(long ledgerId, long entryId,
-                                                                          boolean cumulative) {
-        return dispatcher.acknowledge(this, ledgerId, entryId, cumulative);
+    public AckResult acknowledge(long ledgerId, long entryId, boolean cumulative) {
+        return engine.acknowledge(this, ledgerId, entryId, cumulative);
     }
 
     /** The virtual cursor (read-only use outside the dispatcher). */
     public VirtualCursor cursor() {
         return cursor;
-    }
-
-    String name() {
-        return consumer.consumerName();
     }
 
     /** Counts a write made at {@code nowMillis}; called only on the connection's event loop. */
@@ -101,20 +111,12 @@ public final class BroadcastConsumer {
         lastSentMillis = nowMillis;
     }
 
-    long msgOut() {
-        return msgOut;
-    }
-
-    long bytesOut() {
-        return bytesOut;
-    }
-
     /**
-     * Publishes what was sent since the last call into the stock {@link Consumer}'s counters (through its public
+     * Publishes what was sent since the last call into the stock {@code consumer}'s counters (through its public
      * {@code updateStats}), so that topic stats, rates and metrics show broadcast consumers like any other.
      * Called by the stats task; {@code scratch} belongs to the caller and is reused between consumers.
      */
-    synchronized void publishStats(ConsumerStatsImpl scratch) {
+    synchronized void publishStats(Consumer consumer, ConsumerStatsImpl scratch) {
         long m = msgOut;
         long b = bytesOut;
         scratch.msgOutCounter = m - publishedMsgOut;
@@ -132,6 +134,6 @@ public final class BroadcastConsumer {
 
     @Override
     public String toString() {
-        return consumer.consumerName() + "/" + consumer.consumerId() + " " + cursor;
+        return name + "/" + consumerId + " " + cursor;
     }
 }

@@ -1,10 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
-import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
-import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
-import io.github.pulsarbroadcast.broadcast.cursor.PositionSequence;
-import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import io.github.pulsarbroadcast.executor.SubscriptionKey;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,88 +9,65 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.bookkeeper.mledger.ManagedCursor;
-import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.ServerMetadataException;
-import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionFencedException;
 import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.broker.service.Dispatcher;
 import org.apache.pulsar.broker.service.RedeliveryTracker;
 import org.apache.pulsar.broker.service.RedeliveryTrackerDisabled;
-import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
-import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one dispatcher of a broadcast subscription. Stock Pulsar calls it through the {@link Dispatcher} interface
- * (add and remove consumers, flow, redelivery, close); the plugin's connection handler calls it for flows and acks
- * of broadcast consumers directly.
+ * The one dispatcher of a broadcast subscription, as stock Pulsar sees it: the {@link Dispatcher} interface (add and
+ * remove consumers, flow, redelivery, close, reset) over the {@link SubscriptionEngine} that does the work. It maps
+ * stock {@link Consumer}s to the engine's {@link BroadcastConsumer}s, runs the periodic tasks, and publishes
+ * consumer stats.
  *
- * <p>Threading: dispatch work is posted to the subscription's thread of the subscription-keyed executor and run
- * there in order ({@link FanOut} is confined to it). Acknowledgements run on random executor threads and touch only
- * the consumer's {@link VirtualCursor}, which is thread-safe. Membership ({@link #members}, {@link #byName},
- * {@link #parked}) is in concurrent maps because stock Pulsar adds and removes consumers on its own threads. Counters
- * are single-writer (the dispatch thread) and volatile for readers. Consumer stats are published by a task of the
- * broker's scheduler ({@link #publishStats}), which only reads the membership map.
+ * <p>Threading: the engine's dispatch work runs on the subscription's thread of the subscription-keyed executor.
+ * {@link #members} is a concurrent map because stock Pulsar adds and removes consumers on its own threads.
+ * {@link #disconnectFuture} is guarded by {@code this}; the task handles are volatile. Consumer stats are published by
+ * a task of the broker's scheduler ({@link #publishStats}), which only reads the membership map.
  */
 public final class BroadcastDispatcher implements Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(BroadcastDispatcher.class);
 
     private final BroadcastSubscription subscription;
-    private final PersistentTopic topic;
-    private final ManagedCursor cursor;
     private final BroadcastService service;
     private final SubscriptionKey key;
-    private final PositionSequence sequence;
-    private final String name;
-    private final int partitionIndex;
-    private final FanOut fanOut;
-
+    private final SubscriptionEngine engine;
     private final Map<Consumer, BroadcastConsumer> members = new ConcurrentHashMap<>();
-    private final Map<String, BroadcastConsumer> byName = new ConcurrentHashMap<>();
-    private final Map<String, ParkedCursor> parked = new ConcurrentHashMap<>();
     private final ConsumerListView consumerList = new ConsumerListView(members.keySet());
 
-    /** Until when (System.nanoTime) joining consumers start at the mark-delete position; volatile, any writer. */
-    private volatile long recoveryUntilNanos;
-    private volatile boolean closed;
     /** Completed when the last consumer leaves after a disconnect request; guarded by {@code this}. */
     private CompletableFuture<Void> disconnectFuture;
     private volatile ScheduledFuture<?> periodicTask;
     private volatile ScheduledFuture<?> statsTask;
 
-    private volatile long tailEntriesRead;
-    private volatile long catchUpEntriesRead;
-    private volatile long sendTasks;
-    private volatile long consumersSkippedForward;
-    /** Written by the ack threads. */
-    private final java.util.concurrent.atomic.LongAdder rejectedAcks = new java.util.concurrent.atomic.LongAdder();
-    /** The thread that last ran this subscription's periodic dispatch work; single writer (that thread). */
-    private volatile String dispatchThreadName;
-
-    BroadcastDispatcher(BroadcastSubscription subscription, PersistentTopic topic, ManagedCursor cursor,
-                        BroadcastService service, boolean recovering) {
+    BroadcastDispatcher(BroadcastSubscription subscription, SubscriptionStorage storage, String topicName,
+                        int partitionIndex, BroadcastService service, boolean recovering) {
         this.subscription = subscription;
-        this.topic = topic;
-        this.cursor = cursor;
         this.service = service;
-        this.key = SubscriptionKey.of(topic.getName(), subscription.getName());
-        ManagedLedgerImpl ledger = (ManagedLedgerImpl) topic.getManagedLedger();
-        this.sequence = ledger::getNextValidPosition;
-        this.name = "[" + topic.getName() + "][" + subscription.getName() + "]";
-        this.partitionIndex = TopicName.getPartitionIndex(topic.getName());
-        this.fanOut = new FanOut(this, cursor, sequence, service.config(), name);
-        if (recovering) {
-            startRecoveryWindow();
-        }
+        this.key = SubscriptionKey.of(topicName, subscription.getName());
+        DispatchLoop loop = new DispatchLoop() {
+            @Override
+            public void post(Runnable task) {
+                service.executor().executeOrdered(key, task);
+            }
+
+            @Override
+            public void schedule(Runnable task, long delayMs) {
+                service.scheduler().schedule(() -> post(task), delayMs, TimeUnit.MILLISECONDS);
+            }
+        };
+        this.engine = new SubscriptionEngine(topicName, subscription.getName(), partitionIndex, storage,
+                service.config(), loop, System::nanoTime, recovering);
         startPeriodicTasks();
     }
 
@@ -102,8 +75,8 @@ public final class BroadcastDispatcher implements Dispatcher {
     private synchronized void startPeriodicTasks() {
         if (periodicTask == null || periodicTask.isCancelled()) {
             long interval = service.config().markDeleteIntervalMs();
-            periodicTask = service.scheduler().scheduleAtFixedRate(() -> post(this::syncCursor), interval, interval,
-                    TimeUnit.MILLISECONDS);
+            periodicTask = service.scheduler().scheduleAtFixedRate(() -> engine.post(engine::sync), interval,
+                    interval, TimeUnit.MILLISECONDS);
         }
         if (statsTask == null || statsTask.isCancelled()) {
             long interval = service.config().statsIntervalMs();
@@ -112,79 +85,23 @@ public final class BroadcastDispatcher implements Dispatcher {
         }
     }
 
-    // ----- plumbing -----
-
-    void post(Runnable task) {
-        service.executor().executeOrdered(key, task);
-    }
-
-    void schedule(Runnable task, long delayMs) {
-        service.scheduler().schedule(() -> post(task), delayMs, TimeUnit.MILLISECONDS);
-    }
-
-    String topicName() {
-        return topic.getName();
-    }
-
-    int partitionIndex() {
-        return partitionIndex;
-    }
-
-    int memberCount() {
-        return members.size();
-    }
-
     /** The executor key this subscription's dispatch work is ordered on. */
     public SubscriptionKey key() {
         return key;
     }
 
-    private void startRecoveryWindow() {
-        recoveryUntilNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(service.config().reconnectGraceSeconds());
-    }
-
     // ----- joining and leaving -----
 
-    /**
-     * Attaches a consumer: resumes its parked virtual cursor if it reconnects by name within the grace period,
-     * otherwise starts it at the tail ({@code Latest}) or at the subscription's mark-delete position
-     * ({@code Earliest}, or any join during the recovery window after the subscription was loaded).
-     */
-    void join(Consumer consumer, BroadcastServerCnx cnx, InitialPosition initialPosition)
+    /** Attaches a stock consumer as a broadcast consumer (see {@link SubscriptionEngine#join}). */
+    void join(Consumer consumer, ConsumerConnection cnx, InitialPosition initialPosition)
             throws BrokerServiceException {
-        if (closed) {
-            throw new SubscriptionFencedException("Subscription " + subscription.getName() + " is closing");
-        }
         if (subscription.isMaxConsumersReached(members.size())) {
             throw new ConsumerBusyException("Subscription reached max consumers limit");
         }
-        String consumerName = consumer.consumerName();
-        boolean recovering = System.nanoTime() < recoveryUntilNanos;
-        ParkedCursor resumed = consumerName.isEmpty() ? null : parked.remove(consumerName);
-        VirtualCursor vc = resumed != null ? resumed.cursor : startCursor(initialPosition);
-        BroadcastConsumer bc = new BroadcastConsumer(this, consumer, cnx, vc, cnx.receivesBrokerEntryMetadata());
-        if (!consumerName.isEmpty() && byName.putIfAbsent(consumerName, bc) != null) {
-            if (resumed != null) {
-                parked.put(consumerName, resumed);
-            }
-            throw new ConsumerBusyException("Consumer name '" + consumerName + "' is already connected to broadcast"
-                    + " subscription '" + subscription.getName() + "': consumer names must be unique within it");
-        }
+        BroadcastConsumer bc = engine.join(consumer.consumerId(), consumer.consumerName(), cnx, initialPosition,
+                consumer.getConsumerEpoch());
         members.put(consumer, bc);
         cnx.registerBroadcastConsumer(consumer.consumerId(), bc);
-        boolean resume = resumed != null;
-        post(() -> fanOut.join(bc, resume));
-        if (log.isDebugEnabled()) {
-            log.debug("{} Consumer {} joined ({}) at {}", name, consumerName,
-                    resume ? "resumed" : recovering ? "recovery window" : initialPosition, vc.acknowledged());
-        }
-    }
-
-    private VirtualCursor startCursor(InitialPosition initialPosition) {
-        PositionImpl start = initialPosition == InitialPosition.Earliest || System.nanoTime() < recoveryUntilNanos
-                ? (PositionImpl) cursor.getMarkDeletedPosition()
-                : (PositionImpl) topic.getManagedLedger().getLastConfirmedEntry();
-        return new VirtualCursor(start, sequence.next(start));
     }
 
     @Override
@@ -199,16 +116,14 @@ public final class BroadcastDispatcher implements Dispatcher {
         if (bc == null) {
             throw new ServerMetadataException("Consumer was not connected");
         }
-        String consumerName = consumer.consumerName();
-        if (!consumerName.isEmpty() && byName.remove(consumerName, bc) && !closed
-                && service.config().reconnectGraceSeconds() > 0) {
-            // Parked before the name is free again, so a quick reconnect always finds it.
-            parked.put(consumerName, new ParkedCursor(bc.cursor, System.nanoTime()
-                    + TimeUnit.SECONDS.toNanos(service.config().reconnectGraceSeconds())));
-        }
         bc.cnx.forgetBroadcastConsumer(consumer.consumerId(), bc);
-        post(() -> fanOut.remove(bc));
+        engine.leave(bc);
         completeDisconnectIfEmpty();
+    }
+
+    /** After stock code removed a consumer and found none left (see {@link SubscriptionEngine#waitingCursorDropped}). */
+    void lastConsumerRemoved() {
+        engine.waitingCursorDropped();
     }
 
     private synchronized void completeDisconnectIfEmpty() {
@@ -217,20 +132,13 @@ public final class BroadcastDispatcher implements Dispatcher {
         }
     }
 
-    // ----- flow, redelivery, acknowledgements -----
+    // ----- flow, redelivery -----
 
     @Override
     public void consumerFlow(Consumer consumer, int additionalNumberOfMessages) {
         BroadcastConsumer bc = members.get(consumer);
         if (bc != null) {
-            flow(bc, additionalNumberOfMessages);
-        }
-    }
-
-    /** Adds permits to a broadcast consumer (from its connection's flow command). */
-    public void flow(BroadcastConsumer bc, int permits) {
-        if (permits > 0) {
-            post(() -> fanOut.flow(bc, permits));
+            bc.flow(additionalNumberOfMessages);
         }
     }
 
@@ -238,7 +146,10 @@ public final class BroadcastDispatcher implements Dispatcher {
     public void redeliverUnacknowledgedMessages(Consumer consumer, long consumerEpoch) {
         BroadcastConsumer bc = members.get(consumer);
         if (bc != null) {
-            post(() -> fanOut.redeliver(bc, consumerEpoch));
+            if (consumerEpoch > consumer.getConsumerEpoch()) {
+                consumer.setConsumerEpoch(consumerEpoch);
+            }
+            engine.redeliver(bc, consumerEpoch);
         }
     }
 
@@ -248,85 +159,37 @@ public final class BroadcastDispatcher implements Dispatcher {
         redeliverUnacknowledgedMessages(consumer, consumer.getConsumerEpoch());
     }
 
-    /**
-     * Applies one acknowledgement of {@code bc}; runs on a random executor thread.
-     *
-     * @return {@link AckResult#NOT_SENT} if the position was never sent to this consumer
-     */
-    public AckResult acknowledge(BroadcastConsumer bc, long ledgerId, long entryId, boolean cumulative) {
-        PositionImpl position = PositionImpl.get(ledgerId, entryId);
-        bc.lastAckedMillis = System.currentTimeMillis();
-        AckResult result = cumulative ? bc.cursor.acknowledgeCumulative(position)
-                : bc.cursor.acknowledgeIndividual(position, sequence);
-        if (result == AckResult.NOT_SENT) {
-            rejectedAcks.increment();
-            if (log.isDebugEnabled()) {
-                log.debug("{} Rejected ack of {} from {}: never sent to it", name, position, bc);
-            }
-        }
-        return result;
+    // ----- reset (called by BroadcastSubscription around the stock reset-cursor) -----
+
+    void beginReset() {
+        engine.beginReset();
     }
 
-    // ----- the periodic cursor sync (dispatch thread) -----
+    void endReset() {
+        engine.endReset();
+    }
 
-    /**
-     * Moves the durable mark-delete position up to the lowest acknowledged position of all consumers (connected or
-     * parked), so storage keeps every message until every consumer has it; moves forward any consumer that the
-     * cursor was moved past (backlog-quota eviction, TTL, clear-backlog); refreshes rates; trims the window.
-     */
-    private void syncCursor() {
-        dispatchThreadName = Thread.currentThread().getName();
-        if (closed) {
-            return;
-        }
-        PositionImpl markDeleted = (PositionImpl) cursor.getMarkDeletedPosition();
-        PositionImpl lowestAck = null;
-        PositionImpl lowestNext = null;
-        for (BroadcastConsumer bc : members.values()) {
-            if (bc.cursor.skipTo(markDeleted)) {
-                consumersSkippedForward++;
-                fanOut.skipForward(bc, sequence.next(markDeleted));
-            }
-            lowestAck = min(lowestAck, bc.cursor.acknowledged());
-            lowestNext = min(lowestNext, bc.cursor.next());
-        }
-        long now = System.nanoTime();
-        parked.values().removeIf(p -> p.expiresAtNanos < now);
-        for (ParkedCursor p : parked.values()) {
-            p.cursor.skipTo(markDeleted);
-            lowestAck = min(lowestAck, p.cursor.acknowledged());
-        }
-        // During the recovery window after the subscription was loaded, consumers that were attached before the move
-        // may still be on their way back, and they resume at the mark-delete position: it must not move until then.
-        boolean recovering = System.nanoTime() < recoveryUntilNanos;
-        if (!recovering && lowestAck != null && lowestAck.compareTo(markDeleted) > 0) {
-            subscription.markDeleteUpTo(lowestAck);
-        }
-        if (lowestNext != null) {
-            fanOut.trimWindow(lowestNext);
-        }
+    @Override
+    public void cursorIsReset() {
+        // An operator moved the whole subscription (reset-cursor): everyone starts again from the new position.
+        engine.cursorReset();
     }
 
     /**
      * Copies every consumer's delivery counters into its stock stats. It runs on the broker's scheduler, not on the
      * dispatch thread: at 100,000 consumers one pass touches a few hundred thousand counters spread over the heap
-     * (tens of milliseconds), which the fan-out must not wait for, and it runs less often than the cursor sync
-     * because only stats readers need it.
+     * (tens of milliseconds), which the fan-out must not wait for.
      */
     private void publishStats() {
         try {
             ConsumerStatsImpl scratch = new ConsumerStatsImpl();
-            for (BroadcastConsumer bc : members.values()) {
-                bc.publishStats(scratch);
+            for (Map.Entry<Consumer, BroadcastConsumer> e : members.entrySet()) {
+                e.getValue().publishStats(e.getKey(), scratch);
             }
         } catch (RuntimeException e) {
             // A periodic task that throws is never run again: log and keep the schedule.
-            log.warn("{} Publishing consumer stats failed: {}", name, e.toString());
+            log.warn("{} Publishing consumer stats failed: {}", engine.name(), e.toString());
         }
-    }
-
-    private static PositionImpl min(PositionImpl a, PositionImpl b) {
-        return a == null || b.compareTo(a) < 0 ? b : a;
     }
 
     // ----- Dispatcher: lifecycle -----
@@ -341,26 +204,30 @@ public final class BroadcastDispatcher implements Dispatcher {
         return consumerList;
     }
 
+    /**
+     * A consumer may delete the subscription only when it is the only one attached and no other consumer's position
+     * is retained for a reconnect: unsubscribing would otherwise drop positions that hold other consumers' messages
+     * (an operator deletes such a subscription with {@code pulsar-admin topics unsubscribe}).
+     */
     @Override
     public boolean canUnsubscribe(Consumer consumer) {
-        return members.size() == 1 && members.containsKey(consumer);
+        return members.size() == 1 && members.containsKey(consumer) && engine.retainedCount() == 0;
     }
 
     @Override
     public CompletableFuture<Void> close() {
-        closed = true;
+        engine.close();
         for (ScheduledFuture<?> task : new ScheduledFuture<?>[] {periodicTask, statsTask}) {
             if (task != null) {
                 task.cancel(false);
             }
         }
-        parked.clear();
-        return disconnectAllConsumers(false).thenRun(() -> post(fanOut::close));
+        return disconnectAllConsumers(false).thenRun(engine::closeFanOut);
     }
 
     @Override
     public boolean isClosed() {
-        return closed;
+        return engine.isClosed();
     }
 
     @Override
@@ -390,17 +257,8 @@ public final class BroadcastDispatcher implements Dispatcher {
     @Override
     public void reset() {
         resetCloseFuture();
-        closed = false;
-        post(fanOut::reopen);
+        engine.reopen();
         startPeriodicTasks();
-    }
-
-    @Override
-    public void cursorIsReset() {
-        // An operator moved the whole subscription (reset-cursor): everyone starts again from the new position.
-        parked.clear();
-        startRecoveryWindow();
-        post(fanOut::release);
     }
 
     @Override
@@ -425,34 +283,34 @@ public final class BroadcastDispatcher implements Dispatcher {
         return members.get(consumer);
     }
 
-    /** Consumers whose virtual cursors are kept for a reconnect. */
+    /** Positions retained for consumers that are not connected. */
     public int parkedCount() {
-        return parked.size();
+        return engine.retainedCount();
+    }
+
+    /** What the dispatcher counts. */
+    public DispatchCounters counters() {
+        return engine.counters();
     }
 
     /** Entries read from storage at the tail (each once, whatever the number of consumers). */
     public long tailEntriesRead() {
-        return tailEntriesRead;
+        return engine.counters().tailEntriesRead();
     }
 
     /** Entries read from storage (through the entry cache) for consumers behind the window. */
     public long catchUpEntriesRead() {
-        return catchUpEntriesRead;
-    }
-
-    /** Event-loop tasks handed to connections: one per connection per dispatch pass. */
-    public long sendTasks() {
-        return sendTasks;
+        return engine.counters().catchUpEntriesRead();
     }
 
     /** Consumers moved forward because the subscription's cursor was moved past them. */
     public long consumersSkippedForward() {
-        return consumersSkippedForward;
+        return engine.counters().consumersSkippedForward();
     }
 
     /** Acks rejected because they named positions never sent to the consumer. */
     public long rejectedAcks() {
-        return rejectedAcks.sum();
+        return engine.counters().rejectedAcks();
     }
 
     /** Index of the executor thread this subscription's dispatch work is ordered on. */
@@ -460,32 +318,8 @@ public final class BroadcastDispatcher implements Dispatcher {
         return service.executor().threadIndex(key);
     }
 
-    /** Name of the thread that ran this subscription's dispatch work (seen by its periodic task), or null before
-     *  the first run. */
+    /** Name of the thread that ran this subscription's periodic dispatch work, or null before the first run. */
     public String dispatchThreadName() {
-        return dispatchThreadName;
-    }
-
-    void countTailRead(int entries) {
-        tailEntriesRead += entries;
-    }
-
-    void countCatchUpRead(int entries) {
-        catchUpEntriesRead += entries;
-    }
-
-    void countSendTask() {
-        sendTasks++;
-    }
-
-    /** A disconnected consumer's virtual cursor, kept for a reconnect until {@link #expiresAtNanos}. */
-    private static final class ParkedCursor {
-        final VirtualCursor cursor;
-        final long expiresAtNanos;
-
-        ParkedCursor(VirtualCursor cursor, long expiresAtNanos) {
-            this.cursor = cursor;
-            this.expiresAtNanos = expiresAtNanos;
-        }
+        return engine.counters().dispatchThreadName();
     }
 }

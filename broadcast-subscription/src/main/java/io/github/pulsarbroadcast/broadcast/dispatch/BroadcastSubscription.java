@@ -2,13 +2,13 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
-import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
@@ -18,6 +18,7 @@ import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandAck.AckType;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.naming.TopicName;
 
 /**
  * A durable subscription whose consumers each get every message: a stock {@link PersistentSubscription} (one
@@ -37,7 +38,10 @@ public final class BroadcastSubscription extends PersistentSubscription {
     BroadcastSubscription(PersistentTopic topic, String name, ManagedCursor cursor, Map<String, String> properties,
                           BroadcastService service, boolean recovering) {
         super(topic, name, cursor, false, properties);
-        this.broadcastDispatcher = new BroadcastDispatcher(this, topic, cursor, service, recovering);
+        SubscriptionStorage storage = new ManagedCursorStorage(cursor, (ManagedLedgerImpl) topic.getManagedLedger(),
+                this, service.pulsar().getConfiguration().isAutoSkipNonRecoverableData());
+        this.broadcastDispatcher = new BroadcastDispatcher(this, storage, topic.getName(),
+                TopicName.getPartitionIndex(topic.getName()), service, recovering);
         this.dispatcher = broadcastDispatcher;
     }
 
@@ -49,8 +53,8 @@ public final class BroadcastSubscription extends PersistentSubscription {
     @Override
     public CompletableFuture<Void> addConsumer(Consumer consumer) {
         TransportCnx cnx = consumer.cnx();
-        InitialPosition join = cnx instanceof BroadcastServerCnx
-                ? ((BroadcastServerCnx) cnx).takeBroadcastJoin(consumer.consumerId()) : null;
+        InitialPosition join = cnx instanceof ConsumerConnection
+                ? ((ConsumerConnection) cnx).takeBroadcastJoin(consumer.consumerId()) : null;
         if (join == null) {
             return CompletableFuture.failedFuture(new NotAllowedException("Subscription '" + getName() + "' on "
                     + topicName + " is a broadcast subscription: subscribe with subscription type Failover and the"
@@ -60,12 +64,42 @@ public final class BroadcastSubscription extends PersistentSubscription {
         synchronized (this) {
             cursor.updateLastActive();
             try {
-                broadcastDispatcher.join(consumer, (BroadcastServerCnx) cnx, join);
+                broadcastDispatcher.join(consumer, (ConsumerConnection) cnx, join);
                 return CompletableFuture.completedFuture(null);
             } catch (BrokerServiceException e) {
                 return CompletableFuture.failedFuture(e);
             }
         }
+    }
+
+    /**
+     * Stock removal, then: when stock found no consumer left it took the cursor off the ledger's waiting list, so the
+     * dispatcher arms its tail read again (a consumer may have joined meanwhile). Same monitor as {@link #addConsumer}.
+     */
+    @Override
+    public synchronized void removeConsumer(Consumer consumer, boolean isResetCursor) throws BrokerServiceException {
+        super.removeConsumer(consumer, isResetCursor);
+        if (!broadcastDispatcher.isConsumerConnected()) {
+            broadcastDispatcher.lastConsumerRemoved();
+        }
+    }
+
+    /**
+     * Stock reset-cursor (it fences the subscription, disconnects every consumer and resets the managed cursor), with
+     * the dispatcher told before and after: meanwhile it refuses joins, retains no position and never moves the
+     * mark-delete position, so no consumer resumes a position from before the reset.
+     */
+    @Override
+    public CompletableFuture<Void> resetCursor(Position position) {
+        broadcastDispatcher.beginReset();
+        return super.resetCursor(position).whenComplete((v, e) -> broadcastDispatcher.endReset());
+    }
+
+    /** As {@link #resetCursor(Position)}, to the first message published at or after {@code timestamp}. */
+    @Override
+    public CompletableFuture<Void> resetCursor(long timestamp) {
+        broadcastDispatcher.beginReset();
+        return super.resetCursor(timestamp).whenComplete((v, e) -> broadcastDispatcher.endReset());
     }
 
     /** Moves the durable mark-delete position to {@code position} through the stock acknowledgement path. */

@@ -1,6 +1,5 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
-import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
@@ -16,10 +15,11 @@ import org.slf4j.LoggerFactory;
  * connection of a broker without other interceptors the headers are written by {@link MessageFrames}; otherwise
  * each message goes through the stock {@code newMessageAndIntercept}.
  *
- * <p>Threading: built on the dispatch thread, then handed to the event loop (the executor's hand-off publishes it)
- * and run there once. It holds one reference to each of its entries from {@link #addEntry} until {@link #run} ends.
+ * <p>Threading: built on the dispatch thread, then handed to the connection ({@link ConsumerConnection#submit}),
+ * whose event loop runs it once (the executor's hand-off publishes it). It holds one reference to each of its
+ * entries from {@link #addEntry} until {@link #run} ends.
  */
-final class ConnectionSend implements Runnable {
+public final class ConnectionSend implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(ConnectionSend.class);
 
@@ -96,7 +96,7 @@ final class ConnectionSend implements Runnable {
     @Override
     public void run() {
         try {
-            BroadcastServerCnx cnx = consumers.get(0).cnx;
+            ConsumerConnection cnx = consumers.get(0).cnx;
             ChannelHandlerContext ctx = cnx.ctx();
             writeAll(ctx, cnx.writesFramesDirectly(), System.currentTimeMillis());
             ctx.flush();
@@ -104,6 +104,20 @@ final class ConnectionSend implements Runnable {
             log.warn("[{}] Sending to {} consumers failed: {}", topic, consumers.size(), e.toString());
         } finally {
             release();
+        }
+    }
+
+    /** What a send delivers: one call per consumer and entry, in write order (for tests of the dispatch core). */
+    interface DeliveryVisitor {
+        void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch);
+    }
+
+    /** Visits every delivery of this send without writing anything; {@link #release} it afterwards. */
+    void forEachDelivery(DeliveryVisitor visitor) {
+        for (int c = 0; c < consumers.size(); c++) {
+            for (int i = planStart[c]; i < planStart[c + 1]; i++) {
+                visitor.delivered(consumers.get(c), entries.get(plan[i]), epochs[c]);
+            }
         }
     }
 

@@ -48,10 +48,6 @@ final class EntryBatch implements EntrySource {
         return entries.get(0).position;
     }
 
-    PositionImpl last() {
-        return entries.get(entries.size() - 1).position;
-    }
-
     void release() {
         for (WindowEntry e : entries) {
             e.release();

@@ -111,4 +111,10 @@ final class EntryWindow implements EntrySource {
         entries = bigger;
         head = 0;
     }
+
+    @Override
+    public String toString() {
+        return size == 0 ? "[]" : "[" + get(0).position + " .. " + get(size - 1).position + " (" + size
+                + " entries), after " + after + "]";
+    }
 }

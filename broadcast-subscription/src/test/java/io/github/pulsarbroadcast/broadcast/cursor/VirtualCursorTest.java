@@ -22,13 +22,15 @@ public class VirtualCursorTest {
     private static final PositionSequence TWO_LEDGERS = p -> p.getLedgerId() == 1 && p.getEntryId() >= 9
             ? PositionImpl.get(3, 0) : PositionImpl.get(p.getLedgerId(), p.getEntryId() + 1);
 
+    private static final CursorRules RULES = new CursorRules(TWO_LEDGERS, 1000);
+
     private static PositionImpl p(long ledger, long entry) {
         return PositionImpl.get(ledger, entry);
     }
 
     /** A cursor at 1:-1 (nothing acked) that was sent everything up to {@code lastSent}. */
     private static VirtualCursor sentUpTo(PositionImpl lastSent) {
-        VirtualCursor vc = new VirtualCursor(p(1, -1), p(1, 0));
+        VirtualCursor vc = new VirtualCursor(p(1, -1), RULES);
         vc.addPermits(1_000_000);
         for (PositionImpl x = p(1, 0); x.compareTo(lastSent) <= 0; x = TWO_LEDGERS.next(x)) {
             vc.sent(x, TWO_LEDGERS.next(x), 1);
@@ -49,7 +51,7 @@ public class VirtualCursorTest {
     public void ackOfAPositionNeverSentIsRefusedAndChangesNothing() {
         VirtualCursor vc = sentUpTo(p(1, 5));
         assertEquals(vc.acknowledgeCumulative(p(1, 6)), AckResult.NOT_SENT);
-        assertEquals(vc.acknowledgeIndividual(p(1, 100), TWO_LEDGERS), AckResult.NOT_SENT);
+        assertEquals(vc.acknowledgeIndividual(p(1, 100)), AckResult.NOT_SENT);
         assertEquals(vc.acknowledged(), p(1, -1));
         assertEquals(vc.individualAckCount(), 0);
     }
@@ -57,11 +59,11 @@ public class VirtualCursorTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void individualAcksOutOfOrderMoveTheCumulativePositionOnlyWhenTheGapCloses() {
         VirtualCursor vc = sentUpTo(p(1, 5));
-        assertEquals(vc.acknowledgeIndividual(p(1, 2), TWO_LEDGERS), AckResult.RECORDED);
-        assertEquals(vc.acknowledgeIndividual(p(1, 1), TWO_LEDGERS), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 2)), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 1)), AckResult.RECORDED);
         assertEquals(vc.acknowledged(), p(1, -1), "0 is not acknowledged yet");
         assertTrue(vc.isIndividuallyAcknowledged(p(1, 2)));
-        assertEquals(vc.acknowledgeIndividual(p(1, 0), TWO_LEDGERS), AckResult.ADVANCED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 0)), AckResult.ADVANCED);
         assertEquals(vc.acknowledged(), p(1, 2));
         assertEquals(vc.individualAckCount(), 0);
         assertFalse(vc.isIndividuallyAcknowledged(p(1, 2)));
@@ -71,31 +73,94 @@ public class VirtualCursorTest {
     public void individualAcksCloseGapsAcrossLedgers() {
         VirtualCursor vc = sentUpTo(p(3, 1));
         for (long e = 1; e <= 9; e++) {
-            vc.acknowledgeIndividual(p(1, e), TWO_LEDGERS);
+            vc.acknowledgeIndividual(p(1, e));
         }
-        vc.acknowledgeIndividual(p(3, 0), TWO_LEDGERS);
+        vc.acknowledgeIndividual(p(3, 0));
         assertEquals(vc.acknowledged(), p(1, -1));
-        assertEquals(vc.acknowledgeIndividual(p(1, 0), TWO_LEDGERS), AckResult.ADVANCED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 0)), AckResult.ADVANCED);
         assertEquals(vc.acknowledged(), p(3, 0), "ledger 1's end continues at ledger 3");
     }
 
     @Test(groups = "unit", timeOut = 10_000)
     public void cumulativeAckDropsIndividualAcksBelowIt() {
         VirtualCursor vc = sentUpTo(p(1, 8));
-        vc.acknowledgeIndividual(p(1, 3), TWO_LEDGERS);
-        vc.acknowledgeIndividual(p(1, 7), TWO_LEDGERS);
+        vc.acknowledgeIndividual(p(1, 3));
+        vc.acknowledgeIndividual(p(1, 7));
         vc.acknowledgeCumulative(p(1, 5));
         assertEquals(vc.individualAckCount(), 1);
         assertTrue(vc.isIndividuallyAcknowledged(p(1, 7)));
-        assertEquals(vc.acknowledgeIndividual(p(1, 6), TWO_LEDGERS), AckResult.ADVANCED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 6)), AckResult.ADVANCED);
         assertEquals(vc.acknowledged(), p(1, 7));
+    }
+
+    /**
+     * Regression (issue 10, case 3): an individual ack just above a later cumulative ack froze the acknowledged
+     * position, because positions that a cumulative ack made contiguous were never absorbed.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void individualAckJustAboveALaterCumulativeAckIsAbsorbed() {
+        VirtualCursor vc = sentUpTo(p(1, 8));
+        assertEquals(vc.acknowledgeIndividual(p(1, 6)), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeCumulative(p(1, 5)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(1, 6), "m6 continues the cumulative position");
+        assertEquals(vc.acknowledgeIndividual(p(1, 7)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 8)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(1, 8));
+        assertEquals(vc.individualAckCount(), 0);
+    }
+
+    /** The same through a skip (TTL, backlog eviction): ranges it makes contiguous are absorbed, across ledgers. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void skipAbsorbsRangesItMakesContiguousAcrossALedgerBoundary() {
+        VirtualCursor vc = sentUpTo(p(3, 3));
+        vc.acknowledgeIndividual(p(3, 0));
+        vc.acknowledgeIndividual(p(3, 1));
+        assertTrue(vc.skipTo(p(1, 9)));
+        assertEquals(vc.acknowledged(), p(3, 1), "ledger 1's end continues at ledger 3, which was acked to 3:1");
+    }
+
+    /** One message never acknowledged, everything after it acknowledged: one range, not one node per message. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void acksAfterOneNeverAckedMessageCostOneRange() {
+        VirtualCursor vc = new VirtualCursor(p(5, -1), new CursorRules(p -> PositionImpl.get(p.getLedgerId(),
+                p.getEntryId() + 1), 3));
+        vc.addPermits(Integer.MAX_VALUE);
+        for (long e = 0; e < 10_000; e++) {
+            vc.sent(p(5, e), p(5, e + 1), 1);
+            if (e > 0) {
+                assertEquals(vc.acknowledgeIndividual(p(5, e)), AckResult.RECORDED);
+            }
+        }
+        assertEquals(vc.individualAckRanges(), 1);
+        assertEquals(vc.individualAckCount(), 9_999);
+        assertEquals(vc.acknowledgeIndividual(p(5, 0)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(5, 9_999));
+    }
+
+    /** Past the bound an ack that needs a new range is dropped (sent again later); neighbours still merge. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void ackRangesAreBoundedAndAcksPastTheBoundAreDroppedNotLost() {
+        VirtualCursor vc = new VirtualCursor(p(5, -1), new CursorRules(p -> PositionImpl.get(p.getLedgerId(),
+                p.getEntryId() + 1), 2));
+        vc.addPermits(100);
+        for (long e = 0; e < 20; e++) {
+            vc.sent(p(5, e), p(5, e + 1), 1);
+        }
+        assertEquals(vc.acknowledgeIndividual(p(5, 2)), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeIndividual(p(5, 4)), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeIndividual(p(5, 6)), AckResult.DROPPED, "a third range is over the bound");
+        assertEquals(vc.acknowledgeIndividual(p(5, 5)), AckResult.RECORDED, "joins the range at 4");
+        assertEquals(vc.individualAckRanges(), 2);
+        assertEquals(vc.acknowledgeCumulative(p(5, 1)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(5, 2));
+        assertFalse(vc.isIndividuallyAcknowledged(p(5, 6)), "the dropped ack is not recorded: 5:6 is sent again");
     }
 
     @Test(groups = "unit", timeOut = 10_000)
     public void rewindSendsAgainFromTheAcknowledgedPosition() {
         VirtualCursor vc = sentUpTo(p(1, 5));
         vc.acknowledgeCumulative(p(1, 2));
-        vc.rewind(TWO_LEDGERS);
+        vc.rewind();
         assertEquals(vc.next(), p(1, 3));
         assertEquals(vc.highestSent(), p(1, 5), "acks of what was sent before the rewind stay valid");
         assertEquals(vc.acknowledgeCumulative(p(1, 5)), AckResult.ADVANCED);
@@ -104,7 +169,7 @@ public class VirtualCursorTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void skipToMovesALaggardForwardButNeverBack() {
         VirtualCursor vc = sentUpTo(p(1, 2));
-        vc.acknowledgeIndividual(p(1, 1), TWO_LEDGERS);
+        vc.acknowledgeIndividual(p(1, 1));
         assertTrue(vc.skipTo(p(1, 4)));
         assertEquals(vc.acknowledged(), p(1, 4));
         assertEquals(vc.individualAckCount(), 0);
@@ -115,7 +180,7 @@ public class VirtualCursorTest {
 
     @Test(groups = "unit", timeOut = 10_000)
     public void sendingConsumesPermitsPerMessage() {
-        VirtualCursor vc = new VirtualCursor(p(1, -1), p(1, 0));
+        VirtualCursor vc = new VirtualCursor(p(1, -1), RULES);
         vc.addPermits(10);
         vc.sent(p(1, 0), p(1, 1), 4); // a batch of 4 messages
         assertEquals(vc.permits(), 6);
@@ -163,7 +228,7 @@ public class VirtualCursorTest {
                         synchronized (acked) {
                             acked[all.indexOf(x)] = true;
                         }
-                        vc.acknowledgeIndividual(x, TWO_LEDGERS);
+                        vc.acknowledgeIndividual(x);
                         PositionImpl now = vc.acknowledged();
                         synchronized (acked) {
                             for (int k = 0; k < all.size() && all.get(k).compareTo(now) <= 0; k++) {

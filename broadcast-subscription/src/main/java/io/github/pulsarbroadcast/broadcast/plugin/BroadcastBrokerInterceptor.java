@@ -1,7 +1,11 @@
-package io.github.pulsarbroadcast.broadcast;
+package io.github.pulsarbroadcast.broadcast.plugin;
 
+import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import io.github.pulsarbroadcast.broadcast.cnx.BroadcastChannelInitializer;
 import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.io.IOException;
 import java.util.Map;
 import javax.servlet.ServletException;
@@ -11,6 +15,7 @@ import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.intercept.BrokerInterceptor;
 import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.broker.service.ServerCnx;
+import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +63,14 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
             log.warn("[{}][{}] Broadcast consumer {} was attached to a plain subscription; disconnecting it so that"
                     + " it reconnects as broadcast", consumer.getSubscription().getTopicName(),
                     consumer.getSubscription().getName(), consumer.consumerName());
+            consumer.disconnect();
+        } else if (consumer.getSubscription() instanceof PersistentSubscription
+                && !(consumer.getSubscription() instanceof BroadcastSubscription)
+                && BroadcastSubscription.isMarkedBroadcast((PersistentSubscription) consumer.getSubscription())) {
+            // The connection handler refuses these; only a topic reloaded between its check and the attach gets here.
+            log.warn("[{}][{}] Consumer {} without {} was attached to a broadcast subscription; disconnecting it",
+                    consumer.getSubscription().getTopicName(), consumer.getSubscription().getName(),
+                    consumer.consumerName(), BroadcastMode.KEY);
             consumer.disconnect();
         }
     }

@@ -1,0 +1,81 @@
+package io.github.pulsarbroadcast.broadcast.cursor;
+
+import com.google.common.collect.Range;
+import com.google.common.collect.RangeSet;
+import com.google.common.collect.TreeRangeSet;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+
+/**
+ * Individually acknowledged positions above a consumer's cumulative position, kept as ranges the way the managed
+ * cursor keeps its individually deleted messages: acknowledging every message after one that is never acknowledged
+ * costs one range, not one node per message. Within a ledger, neighbouring positions merge into one range
+ * ({@code [first, last + 1)}); across a ledger boundary the ranges stay apart and {@link #absorbInto} joins them
+ * through the {@link PositionSequence}.
+ *
+ * <p>Bounded: at most {@code maxRanges} ranges. An ack that would need one more is not recorded ({@link #add} returns
+ * false); that message then counts as unacknowledged and is sent again on the consumer's next redelivery or
+ * reconnect (at least once, never lost).
+ *
+ * <p>Threading: not thread-safe; {@link VirtualCursor} guards it with its monitor.
+ */
+final class AckRanges {
+
+    private final RangeSet<PositionImpl> ranges = TreeRangeSet.create();
+
+    /** Records {@code position}; false when it would need a range beyond {@code maxRanges}. */
+    boolean add(PositionImpl position, int maxRanges) {
+        Range<PositionImpl> single = Range.closedOpen(position, PositionImpl.get(position.getLedgerId(),
+                position.getEntryId() + 1));
+        if (ranges.asRanges().size() >= maxRanges && !ranges.encloses(single)
+                && !ranges.contains(PositionImpl.get(position.getLedgerId(), position.getEntryId() - 1))
+                && !ranges.contains(single.upperEndpoint())) {
+            return false;
+        }
+        ranges.add(single);
+        return true;
+    }
+
+    boolean contains(PositionImpl position) {
+        return ranges.contains(position);
+    }
+
+    boolean isEmpty() {
+        return ranges.isEmpty();
+    }
+
+    int rangeCount() {
+        return ranges.asRanges().size();
+    }
+
+    /** Positions held (for stats and tests). */
+    long positionCount() {
+        long n = 0;
+        for (Range<PositionImpl> r : ranges.asRanges()) {
+            PositionImpl lo = r.lowerEndpoint();
+            PositionImpl hi = r.upperEndpoint();
+            n += hi.getEntryId() - lo.getEntryId();
+        }
+        return n;
+    }
+
+    /**
+     * Drops what lies at or below {@code acknowledged}, then absorbs every range that now continues it without a gap
+     * (asking {@code sequence} what follows, so a range starting a new ledger joins one that ended the last).
+     *
+     * @return the new cumulative position ({@code acknowledged} itself when nothing continues it)
+     */
+    PositionImpl absorbInto(PositionImpl acknowledged, PositionSequence sequence) {
+        ranges.remove(Range.atMost(acknowledged));
+        PositionImpl cumulative = acknowledged;
+        while (!ranges.isEmpty()) {
+            Range<PositionImpl> first = ranges.asRanges().iterator().next();
+            if (!first.lowerEndpoint().equals(sequence.next(cumulative))) {
+                break;
+            }
+            PositionImpl end = first.upperEndpoint();
+            cumulative = PositionImpl.get(end.getLedgerId(), end.getEntryId() - 1);
+            ranges.remove(first);
+        }
+        return cumulative;
+    }
+}

@@ -1,0 +1,29 @@
+package io.github.pulsarbroadcast.broadcast.cursor;
+
+/**
+ * What every virtual cursor of one subscription shares: the order of the topic's entries and the bound on
+ * individually acknowledged ranges per consumer.
+ *
+ * <p>Threading: immutable; any thread.
+ */
+public final class CursorRules {
+
+    private final PositionSequence sequence;
+    private final int maxAckRanges;
+
+    public CursorRules(PositionSequence sequence, int maxAckRanges) {
+        if (maxAckRanges < 1) {
+            throw new IllegalArgumentException("maxAckRanges must be at least 1, not " + maxAckRanges);
+        }
+        this.sequence = sequence;
+        this.maxAckRanges = maxAckRanges;
+    }
+
+    public PositionSequence sequence() {
+        return sequence;
+    }
+
+    public int maxAckRanges() {
+        return maxAckRanges;
+    }
+}

@@ -1,0 +1,184 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.ManagedLedgerException.NonRecoverableLedgerException;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.client.impl.Backoff;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumers behind the window, by the position they wait at, and the one catch-up read that serves them: it starts
+ * at the lowest waiting position, is sized to what the consumers there can take, and serves every catching-up
+ * consumer whose position falls inside it, so consumers at the same position share one read. Reads go through the
+ * broker's entry cache. A failed read is retried with back-off (100 ms doubling to one minute); one that storage can
+ * never serve ({@code NonRecoverableLedgerException}) is skipped, with an error log, when the broker sets
+ * {@code autoSkipNonRecoverableData}, as stock dispatchers do.
+ *
+ * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
+ * on storage threads and only post back.
+ */
+final class CatchUpReads implements ReadEntriesCallback {
+
+    private static final Logger log = LoggerFactory.getLogger(CatchUpReads.class);
+
+    private final FanOut fanOut;
+    private final TreeMap<PositionImpl, List<BroadcastConsumer>> catchingUp = new TreeMap<>();
+    private boolean pending;
+    private boolean retryScheduled;
+    /** The range the read in flight asked for. */
+    private PositionImpl requestedFrom;
+    private PositionImpl requestedUpTo;
+    private final Backoff backoff = new Backoff(100, TimeUnit.MILLISECONDS, 1, TimeUnit.MINUTES, 0,
+            TimeUnit.MILLISECONDS);
+
+    CatchUpReads(FanOut fanOut) {
+        this.fanOut = fanOut;
+    }
+
+    /** {@code bc} waits at {@code next} (a normalized position behind the window) with permits. */
+    void await(BroadcastConsumer bc, PositionImpl next) {
+        bc.state = BroadcastConsumer.State.CATCHING_UP;
+        catchingUp.computeIfAbsent(next, k -> new ArrayList<>()).add(bc);
+        read();
+    }
+
+    void forget(BroadcastConsumer bc) {
+        List<BroadcastConsumer> list = catchingUp.get(bc.cursor.next());
+        if (list != null && list.remove(bc) && list.isEmpty()) {
+            catchingUp.remove(bc.cursor.next());
+        }
+    }
+
+    void clear() {
+        catchingUp.clear();
+    }
+
+    private void read() {
+        if (pending || retryScheduled || fanOut.isClosed() || catchingUp.isEmpty()) {
+            return;
+        }
+        PositionImpl first = catchingUp.firstKey();
+        // Read up to the window if the window holds what follows, else up to the tail (the window may have a gap
+        // after the cursor was moved forward).
+        EntryWindow window = fanOut.window;
+        PositionImpl limit = window.size() > 0 && first.compareTo(window.firstPosition()) < 0
+                ? window.firstPosition() : fanOut.tailFrontier();
+        // Read no more than the consumers at the lowest position can take now: the rest would be read again.
+        int wanted = 1;
+        for (BroadcastConsumer bc : catchingUp.get(first)) {
+            wanted = Math.max(wanted, bc.cursor.permits());
+        }
+        int count = Math.min(fanOut.config.maxReadBatchSize(), wanted);
+        TreeSet<PositionImpl> positions = new TreeSet<>();
+        for (PositionImpl p = first; positions.size() < count && p.compareTo(limit) < 0;
+             p = fanOut.storage.next(p)) {
+            positions.add(p);
+        }
+        if (positions.isEmpty()) {
+            // The window or the tail caught up with them meanwhile.
+            List<BroadcastConsumer> all = takeRange(first, catchingUp.lastKey());
+            fanOut.placeAll(all);
+            return;
+        }
+        pending = true;
+        requestedFrom = first;
+        requestedUpTo = positions.last();
+        if (fanOut.storage.replay(positions, this).size() == positions.size()) {
+            // Every position was already deleted from the subscription: 2.10 then never calls back.
+            fanOut.owner.post(() -> onEntries(new ArrayList<>()));
+        }
+    }
+
+    /** Removes and returns the consumers waiting at positions in [from, to], leaving their state to the caller. */
+    private List<BroadcastConsumer> takeRange(PositionImpl from, PositionImpl to) {
+        Map<PositionImpl, List<BroadcastConsumer>> covered = catchingUp.subMap(from, true, to, true);
+        List<BroadcastConsumer> taken = new ArrayList<>();
+        for (List<BroadcastConsumer> group : covered.values()) {
+            taken.addAll(group);
+        }
+        covered.clear();
+        for (BroadcastConsumer bc : taken) {
+            bc.state = BroadcastConsumer.State.IDLE;
+        }
+        return taken;
+    }
+
+    @Override
+    public void readEntriesComplete(List<Entry> entries, Object ctx) {
+        fanOut.owner.post(() -> onEntries(entries));
+    }
+
+    @Override
+    public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
+        fanOut.owner.post(() -> onFailed(exception));
+    }
+
+    private void onEntries(List<Entry> entries) {
+        pending = false;
+        if (fanOut.isClosed()) {
+            entries.forEach(Entry::release);
+            return;
+        }
+        backoff.reset();
+        PositionImpl upTo = requestedUpTo;
+        EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(upTo));
+        fanOut.owner.counters().catchUpEntriesRead += batch.size();
+        // Everyone whose position lies in the requested range is served from this one read; positions the read
+        // skipped were already deleted from the subscription, so those consumers simply move past them. A consumer
+        // below the range (it arrived while the read was in flight) waits for a read of its own.
+        List<BroadcastConsumer> served = takeRange(requestedFrom, upTo);
+        Map<ConsumerConnection, ConnectionSend> sends = new IdentityHashMap<>();
+        for (BroadcastConsumer bc : served) {
+            fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.next()), bc, sends);
+            if (bc.cursor.permits() > 0 && bc.cursor.next().compareTo(batch.after()) < 0) {
+                bc.cursor.advanceNextTo(batch.after());
+            }
+        }
+        fanOut.submit(sends);
+        batch.release();
+        fanOut.placeAll(served);
+        read();
+    }
+
+    private void onFailed(ManagedLedgerException e) {
+        pending = false;
+        if (fanOut.isClosed()) {
+            return;
+        }
+        if (e instanceof NonRecoverableLedgerException && fanOut.storage.skipNonRecoverableData()) {
+            skipUnreadable(e);
+            return;
+        }
+        long delay = backoff.next();
+        fanOut.countReadFailure("Catch-up", e, delay);
+        retryScheduled = true;
+        fanOut.owner.schedule(() -> {
+            retryScheduled = false;
+            read();
+        }, delay);
+    }
+
+    /** Moves the consumers of the failed range past it: storage can never return those entries. */
+    private void skipUnreadable(ManagedLedgerException e) {
+        PositionImpl after = fanOut.storage.next(requestedUpTo);
+        log.error("{} Entries {} to {} can never be read ({}); skipping them (autoSkipNonRecoverableData=true)",
+                fanOut.name, requestedFrom, requestedUpTo, e.getMessage());
+        fanOut.owner.counters().entriesSkippedUnreadable++;
+        List<BroadcastConsumer> stuck = takeRange(requestedFrom, requestedUpTo);
+        for (BroadcastConsumer bc : stuck) {
+            bc.cursor.advanceNextTo(after);
+        }
+        fanOut.placeAll(stuck);
+        read();
+    }
+}

@@ -1,0 +1,54 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.protocol.ByteBufPair;
+
+/**
+ * What the dispatcher needs of a client connection: hand it a {@link ConnectionSend}, write frames, tell a consumer
+ * that the topic ended, and route the consumer's acks and flows back. The plugin's connection handler implements it;
+ * the dispatcher depends on this interface only, never on the handler, so that dependencies run one way
+ * ({@code cnx} to {@code dispatch}) and the dispatch core runs in tests without a broker.
+ *
+ * <p>Threading: {@link #submit}, {@link #reachedEndOfTopic} and the registry methods may be called from any thread;
+ * {@link #ctx}, {@link #writesFramesDirectly} and {@link #newMessageAndIntercept} only on the connection's event
+ * loop (from {@link ConnectionSend#run}).
+ */
+public interface ConsumerConnection {
+
+    /**
+     * Runs {@code send} on this connection's event loop, which writes it and releases it.
+     *
+     * @throws java.util.concurrent.RejectedExecutionException when the event loop no longer takes tasks; the caller
+     *         then still owns {@code send} and must release it
+     */
+    void submit(ConnectionSend send);
+
+    /** Tells the consumer that the topic was terminated and it received every message. */
+    void reachedEndOfTopic(long consumerId);
+
+    /** Whether messages to this client keep their broker entry metadata. */
+    boolean receivesBrokerEntryMetadata();
+
+    /** Takes the join request a broadcast subscribe left for {@code consumerId}, or null. */
+    InitialPosition takeBroadcastJoin(long consumerId);
+
+    /** Routes the consumer's acks and flows to {@code consumer} from now on. */
+    void registerBroadcastConsumer(long consumerId, BroadcastConsumer consumer);
+
+    /** Stops routing to {@code consumer} (if it is still the one registered under the id). */
+    void forgetBroadcastConsumer(long consumerId, BroadcastConsumer consumer);
+
+    // ----- writing (event loop only) -----
+
+    ChannelHandlerContext ctx();
+
+    /** Whether sends may use the plugin's own frame headers instead of the stock per-message path. */
+    boolean writesFramesDirectly();
+
+    /** The stock per-message path, with its interceptor calls. */
+    ByteBufPair newMessageAndIntercept(long consumerId, long ledgerId, long entryId, int partition,
+                                       int redeliveryCount, ByteBuf metadataAndPayload, long[] ackSet, String topic,
+                                       long epoch);
+}

@@ -1,0 +1,91 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import java.util.Set;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
+import org.apache.bookkeeper.mledger.ManagedCursor;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+
+/**
+ * {@link SubscriptionStorage} over the subscription's real managed cursor and the topic's managed ledger.
+ * Positions are normalized with the ledger's own {@code isValidPosition} and {@code getNextValidPosition}: after a
+ * read that ends at a ledger's last entry the cursor's read position is {@code (ledger, last + 1)}, which names no
+ * entry once the ledger has rolled over.
+ *
+ * <p>Threading: stateless beyond final references; any thread, as the managed cursor and ledger are.
+ */
+final class ManagedCursorStorage implements SubscriptionStorage {
+
+    private final ManagedCursor cursor;
+    private final ManagedLedgerImpl ledger;
+    private final BroadcastSubscription subscription;
+    private final boolean skipNonRecoverable;
+
+    ManagedCursorStorage(ManagedCursor cursor, ManagedLedgerImpl ledger, BroadcastSubscription subscription,
+                         boolean skipNonRecoverable) {
+        this.cursor = cursor;
+        this.ledger = ledger;
+        this.subscription = subscription;
+        this.skipNonRecoverable = skipNonRecoverable;
+    }
+
+    @Override
+    public PositionImpl readPosition() {
+        return (PositionImpl) cursor.getReadPosition();
+    }
+
+    @Override
+    public PositionImpl markDeleted() {
+        return (PositionImpl) cursor.getMarkDeletedPosition();
+    }
+
+    @Override
+    public PositionImpl lastConfirmed() {
+        return (PositionImpl) ledger.getLastConfirmedEntry();
+    }
+
+    @Override
+    public PositionImpl next(PositionImpl position) {
+        return ledger.getNextValidPosition(position);
+    }
+
+    @Override
+    public PositionImpl normalize(PositionImpl position) {
+        if (ledger.isValidPosition(position)) {
+            return position;
+        }
+        PositionImpl next = ledger.getNextValidPosition(position);
+        return next.compareTo(position) > 0 ? next : position;
+    }
+
+    @Override
+    public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback) {
+        cursor.asyncReadEntriesOrWait(maxEntries, maxBytes, callback, null, PositionImpl.LATEST);
+    }
+
+    @Override
+    public boolean cancelTailRead() {
+        return cursor.cancelPendingReadRequest();
+    }
+
+    @Override
+    public Set<? extends Position> replay(Set<PositionImpl> positions, ReadEntriesCallback callback) {
+        return cursor.asyncReplayEntries(positions, callback, null, true);
+    }
+
+    @Override
+    public void setActive() {
+        cursor.setActive();
+    }
+
+    @Override
+    public void markDelete(PositionImpl position) {
+        subscription.markDeleteUpTo(position);
+    }
+
+    @Override
+    public boolean skipNonRecoverableData() {
+        return skipNonRecoverable;
+    }
+}

@@ -1,0 +1,166 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyException;
+
+/**
+ * Every consumer position that holds the subscription's backlog: those of connected consumers and those retained
+ * for a reconnect. A position is identified by its consumer name; it is created when a name first joins, stays
+ * while the consumer is connected, is retained for {@code broadcastReconnectGraceSeconds} after it leaves, and is
+ * resumed by the next consumer that joins with that name. Consumers without a name keep a position only while
+ * connected.
+ *
+ * <p>Why one registry instead of a connected map and a parked map: the mark-delete scan must see every position at
+ * every moment. With two maps, a consumer moving from one to the other (a join resuming, a leave retaining) was in
+ * neither for an instant, and a scan at that instant could move the mark-delete past its acknowledged position. Here
+ * a position stays in the one map through the whole move, and {@link #scan} runs under the same lock as attach and
+ * detach, so a new position is either seen by the scan or created after the mark-delete it may start at.
+ *
+ * <p>Threading: every method is synchronized on this object. The scan takes the lock for one pass over the
+ * positions (microseconds per thousand); joins and leaves wait for it.
+ */
+final class RetainedCursors {
+
+    /** Builds the consumer for a position: {@code resumed} when the position was retained from an earlier one. */
+    interface ConsumerFactory {
+        BroadcastConsumer create(VirtualCursor cursor, boolean resumed);
+    }
+
+    /** A named position; {@code attached} is the connected consumer, or null while retained. */
+    private static final class Slot {
+        final VirtualCursor cursor;
+        BroadcastConsumer attached;
+        long expiresAtNanos;
+
+        Slot(VirtualCursor cursor) {
+            this.cursor = cursor;
+        }
+    }
+
+    /** The result of one {@link #scan}; reused by the dispatch thread. */
+    static final class Scan {
+        PositionImpl lowestAcknowledged;
+        PositionImpl lowestNext;
+        final List<BroadcastConsumer> movedForward = new ArrayList<>();
+        int expired;
+    }
+
+    private final Map<String, Slot> byName = new HashMap<>();
+    private final Set<BroadcastConsumer> anonymous = java.util.Collections.newSetFromMap(new HashMap<>());
+    private int attached;
+
+    /**
+     * Attaches a consumer named {@code name}: to its retained position if there is one, else to a new one from
+     * {@code fresh}.
+     *
+     * @throws ConsumerBusyException when a consumer with that name is connected
+     */
+    synchronized BroadcastConsumer attach(String name, Supplier<VirtualCursor> fresh, ConsumerFactory factory)
+            throws ConsumerBusyException {
+        if (name.isEmpty()) {
+            BroadcastConsumer bc = factory.create(fresh.get(), false);
+            anonymous.add(bc);
+            attached++;
+            return bc;
+        }
+        Slot slot = byName.get(name);
+        if (slot != null && slot.attached != null) {
+            throw new ConsumerBusyException("Consumer name '" + name + "' is already connected to this broadcast"
+                    + " subscription: consumer names identify positions and must be unique within it");
+        }
+        boolean resumed = slot != null;
+        if (slot == null) {
+            slot = new Slot(fresh.get());
+            byName.put(name, slot);
+        }
+        BroadcastConsumer bc = factory.create(slot.cursor, resumed);
+        slot.attached = bc;
+        attached++;
+        return bc;
+    }
+
+    /**
+     * Detaches {@code bc}; its position is retained until {@code retainUntilNanos}, or dropped when {@code retain}
+     * is false.
+     */
+    synchronized void detach(BroadcastConsumer bc, boolean retain, long retainUntilNanos) {
+        if (bc.name.isEmpty()) {
+            if (anonymous.remove(bc)) {
+                attached--;
+            }
+            return;
+        }
+        Slot slot = byName.get(bc.name);
+        if (slot == null || slot.attached != bc) {
+            return;
+        }
+        attached--;
+        if (retain) {
+            slot.attached = null;
+            slot.expiresAtNanos = retainUntilNanos;
+        } else {
+            byName.remove(bc.name);
+        }
+    }
+
+    /**
+     * One pass over every position: drops retained ones that expired, moves each one below {@code markDeleted} up to
+     * it (connected consumers so moved are listed), and finds the lowest acknowledged position of all and the
+     * lowest next position of the connected ones.
+     */
+    synchronized void scan(PositionImpl markDeleted, long nowNanos, Scan out) {
+        out.lowestAcknowledged = null;
+        out.lowestNext = null;
+        out.movedForward.clear();
+        out.expired = 0;
+        for (Iterator<Slot> it = byName.values().iterator(); it.hasNext(); ) {
+            Slot slot = it.next();
+            if (slot.attached == null && slot.expiresAtNanos - nowNanos < 0) {
+                it.remove();
+                out.expired++;
+                continue;
+            }
+            visit(slot.cursor, slot.attached, markDeleted, out);
+        }
+        for (BroadcastConsumer bc : anonymous) {
+            visit(bc.cursor, bc, markDeleted, out);
+        }
+    }
+
+    private static void visit(VirtualCursor cursor, BroadcastConsumer attachedTo, PositionImpl markDeleted,
+                              Scan out) {
+        if (cursor.skipTo(markDeleted) && attachedTo != null) {
+            out.movedForward.add(attachedTo);
+        }
+        out.lowestAcknowledged = min(out.lowestAcknowledged, cursor.acknowledged());
+        if (attachedTo != null) {
+            out.lowestNext = min(out.lowestNext, cursor.next());
+        }
+    }
+
+    private static PositionImpl min(PositionImpl a, PositionImpl b) {
+        return a == null || b.compareTo(a) < 0 ? b : a;
+    }
+
+    /** Drops every retained position (reset-cursor, close); connected consumers keep theirs. */
+    synchronized void dropRetained() {
+        byName.values().removeIf(slot -> slot.attached == null);
+    }
+
+    synchronized int attachedCount() {
+        return attached;
+    }
+
+    /** Positions retained for consumers that are not connected. */
+    synchronized int retainedCount() {
+        return byName.size() - (attached - anonymous.size());
+    }
+}

@@ -1,0 +1,274 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
+import io.github.pulsarbroadcast.broadcast.cursor.CursorRules;
+import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.broker.service.BrokerServiceException;
+import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionFencedException;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dispatch core of one broadcast subscription, free of stock broker objects: who is attached, every retained
+ * position ({@link RetainedCursors}), the fan-out ({@link FanOut}), acknowledgements, and the periodic sync that
+ * moves the durable mark-delete position. {@link BroadcastDispatcher} adapts it to the stock {@code Dispatcher}
+ * interface; the model tests drive it directly with an in-memory storage, fake connections and a task queue.
+ *
+ * <p>Threading: {@link #join}, {@link #leave}, {@link #acknowledge} and the reset methods run on any thread (stock
+ * subscribe, close and admin threads; random executor threads for acks); everything else is posted to the
+ * {@link DispatchLoop}, which runs it in order. {@link #closed} and {@link #recoveryUntilNanos} are volatile and
+ * {@link #resets} atomic (any writer). {@link #scan} is confined to the dispatch thread.
+ */
+final class SubscriptionEngine {
+
+    private static final Logger log = LoggerFactory.getLogger(SubscriptionEngine.class);
+
+    private final String name;
+    private final String topicName;
+    private final int partitionIndex;
+    private final SubscriptionStorage storage;
+    private final BroadcastConfig config;
+    private final CursorRules rules;
+    private final DispatchLoop loop;
+    private final LongSupplier nanoClock;
+    private final RetainedCursors cursors = new RetainedCursors();
+    private final DispatchCounters counters = new DispatchCounters();
+    private final FanOut fanOut;
+    private final RetainedCursors.Scan scan = new RetainedCursors.Scan();
+
+    /** Until when (nano clock) joining consumers start at the mark-delete position. */
+    private volatile long recoveryUntilNanos;
+    private volatile boolean closed;
+    /** Reset-cursor operations under way: while any runs, no joins, no retained positions, no mark-delete. */
+    private final java.util.concurrent.atomic.AtomicInteger resets = new java.util.concurrent.atomic.AtomicInteger();
+
+    SubscriptionEngine(String topicName, String subscriptionName, int partitionIndex, SubscriptionStorage storage,
+                       BroadcastConfig config, DispatchLoop loop, LongSupplier nanoClock, boolean recovering) {
+        this.name = "[" + topicName + "][" + subscriptionName + "]";
+        this.topicName = topicName;
+        this.partitionIndex = partitionIndex;
+        this.storage = storage;
+        this.config = config;
+        this.rules = new CursorRules(storage::next, config.maxAckRangesPerConsumer());
+        this.loop = loop;
+        this.nanoClock = nanoClock;
+        this.fanOut = new FanOut(this, storage, config, name);
+        if (recovering) {
+            startRecoveryWindow();
+        }
+    }
+
+    // ----- plumbing for FanOut -----
+
+    void post(Runnable task) {
+        loop.post(task);
+    }
+
+    void schedule(Runnable task, long delayMs) {
+        loop.schedule(task, delayMs);
+    }
+
+    int attachedCount() {
+        return cursors.attachedCount();
+    }
+
+    String topicName() {
+        return topicName;
+    }
+
+    int partitionIndex() {
+        return partitionIndex;
+    }
+
+    DispatchCounters counters() {
+        return counters;
+    }
+
+    String name() {
+        return name;
+    }
+
+    private void startRecoveryWindow() {
+        recoveryUntilNanos = nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
+    }
+
+    private boolean recovering() {
+        return nanoClock.getAsLong() - recoveryUntilNanos < 0;
+    }
+
+    // ----- joining and leaving (any thread) -----
+
+    /**
+     * Attaches a consumer: to the position retained under its name if there is one, otherwise at the tail
+     * ({@code Latest}) or at the subscription's mark-delete position ({@code Earliest}, or any join during the
+     * recovery window after the subscription was loaded or reset).
+     */
+    BroadcastConsumer join(long consumerId, String consumerName, ConsumerConnection cnx,
+                           InitialPosition initialPosition, long epoch) throws BrokerServiceException {
+        if (closed) {
+            throw new SubscriptionFencedException("Broadcast subscription " + name + " is closing");
+        }
+        if (resets.get() > 0) {
+            throw new SubscriptionFencedException("Broadcast subscription " + name + " is being reset");
+        }
+        boolean brokerEntryMetadata = cnx.receivesBrokerEntryMetadata();
+        BroadcastConsumer bc = cursors.attach(consumerName, () -> startCursor(initialPosition),
+                (cursor, resumed) -> new BroadcastConsumer(this, consumerId, consumerName, cnx, cursor,
+                        brokerEntryMetadata, epoch, resumed));
+        if (bc.resumed) {
+            counters.resumedByName.increment();
+        }
+        post(() -> fanOut.join(bc));
+        if (log.isDebugEnabled()) {
+            log.debug("{} Consumer {} joined ({}) at {}", name, consumerName, bc.resumed ? "resumed"
+                    : recovering() ? "recovery window" : initialPosition, bc.cursor.acknowledged());
+        }
+        return bc;
+    }
+
+    private VirtualCursor startCursor(InitialPosition initialPosition) {
+        PositionImpl start = initialPosition == InitialPosition.Earliest || recovering()
+                ? storage.markDeleted() : storage.lastConfirmed();
+        return new VirtualCursor(start, rules);
+    }
+
+    /** Detaches a consumer; its position is retained for a reconnect unless the subscription closes or resets. */
+    void leave(BroadcastConsumer bc) {
+        boolean retain = !closed && resets.get() == 0 && config.reconnectGraceSeconds() > 0;
+        cursors.detach(bc, retain, nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
+        post(() -> fanOut.remove(bc));
+    }
+
+    /**
+     * Called after stock code saw the subscription without consumers: it then takes the managed cursor off the
+     * ledger's list of cursors waiting for entries, so a tail read armed before must be armed again, or nothing
+     * would wake it when a consumer that joined meanwhile waits at the tail.
+     */
+    void waitingCursorDropped() {
+        post(fanOut::rearmTailRead);
+    }
+
+    // ----- flow, redelivery, acknowledgements -----
+
+    void flow(BroadcastConsumer bc, int permits) {
+        if (permits > 0) {
+            post(() -> fanOut.flow(bc, permits));
+        }
+    }
+
+    void redeliver(BroadcastConsumer bc, long epoch) {
+        post(() -> fanOut.redeliver(bc, epoch));
+    }
+
+    /** Applies one acknowledgement of {@code bc}; any thread. */
+    AckResult acknowledge(BroadcastConsumer bc, long ledgerId, long entryId, boolean cumulative) {
+        PositionImpl position = PositionImpl.get(ledgerId, entryId);
+        bc.lastAckedMillis = System.currentTimeMillis();
+        AckResult result = cumulative ? bc.cursor.acknowledgeCumulative(position)
+                : bc.cursor.acknowledgeIndividual(position);
+        if (result == AckResult.NOT_SENT) {
+            counters.rejectedAcks.increment();
+            if (log.isDebugEnabled()) {
+                log.debug("{} Rejected ack of {} from {}: never sent to it", name, position, bc);
+            }
+        } else if (result == AckResult.DROPPED) {
+            counters.droppedAcks.increment();
+            if (log.isDebugEnabled()) {
+                log.debug("{} Ack of {} from {} not recorded: {} ack ranges held", name, position, bc,
+                        rules.maxAckRanges());
+            }
+        }
+        return result;
+    }
+
+    // ----- the periodic sync (dispatch thread) -----
+
+    /**
+     * Moves the durable mark-delete position up to the lowest acknowledged position of every retained position
+     * (connected or not), so storage keeps every message until every consumer has it; moves forward any consumer
+     * that the cursor was moved past (backlog-quota eviction, TTL, clear-backlog, skip); drops expired positions;
+     * trims the window.
+     */
+    void sync() {
+        counters.dispatchThreadName = Thread.currentThread().getName();
+        if (closed) {
+            return;
+        }
+        PositionImpl markDeleted = storage.markDeleted();
+        cursors.scan(markDeleted, nanoClock.getAsLong(), scan);
+        if (scan.expired > 0) {
+            counters.retainedExpired.add(scan.expired);
+            log.info("{} Dropped {} retained consumer positions: their consumers did not reconnect within {} s",
+                    name, scan.expired, config.reconnectGraceSeconds());
+        }
+        if (!scan.movedForward.isEmpty()) {
+            PositionImpl next = storage.next(markDeleted);
+            for (BroadcastConsumer bc : scan.movedForward) {
+                counters.consumersSkippedForward++;
+                fanOut.skipForward(bc, next);
+            }
+            scan.movedForward.clear();
+        }
+        // During the recovery window consumers attached before the move may still be on their way back, and they
+        // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
+        PositionImpl lowest = scan.lowestAcknowledged;
+        if (!recovering() && resets.get() == 0 && lowest != null && lowest.compareTo(markDeleted) > 0) {
+            storage.markDelete(lowest);
+        }
+        if (scan.lowestNext != null) {
+            fanOut.trimWindow(scan.lowestNext);
+        }
+    }
+
+    // ----- reset, close -----
+
+    /** An operator's reset-cursor starts: refuse joins, retain nothing, freeze the mark-delete. */
+    void beginReset() {
+        resets.incrementAndGet();
+    }
+
+    /** The managed cursor was reset: every position starts again from the new mark-delete position. */
+    void cursorReset() {
+        cursors.dropRetained();
+        startRecoveryWindow();
+        post(fanOut::release);
+    }
+
+    void endReset() {
+        resets.decrementAndGet();
+    }
+
+    void close() {
+        closed = true;
+        cursors.dropRetained();
+    }
+
+    /** Closes the fan-out once every consumer has left (dispatch thread). */
+    void closeFanOut() {
+        post(fanOut::close);
+    }
+
+    void reopen() {
+        closed = false;
+        post(fanOut::reopen);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    int retainedCount() {
+        return cursors.retainedCount();
+    }
+
+    @Override
+    public String toString() {
+        return name + " " + fanOut + ", attached " + cursors.attachedCount() + ", retained "
+                + cursors.retainedCount();
+    }
+}

@@ -1,0 +1,189 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.ManagedLedgerException.NoMoreEntriesToReadException;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.client.impl.Backoff;
+
+/**
+ * The consumers waiting at the tail and the one tail read that serves them all: each entry is read from storage
+ * once and written to every waiting consumer, grouped by connection. A failed read is retried with back-off
+ * (100 ms doubling to one minute, as stock dispatchers do); a terminated topic ends the reads and tells every
+ * consumer at the end that it reached the end of the topic.
+ *
+ * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
+ * on storage threads and only post back.
+ */
+final class TailReads implements ReadEntriesCallback {
+
+    private final FanOut fanOut;
+    private final Map<ConsumerConnection, List<BroadcastConsumer>> waiting = new IdentityHashMap<>();
+    private int waitingCount;
+    private boolean pending;
+    private boolean retryScheduled;
+    private boolean terminated;
+    /** The next position a tail read returns; refreshed from storage whenever no tail read is in flight. */
+    private PositionImpl frontier;
+    private final Backoff backoff = new Backoff(100, TimeUnit.MILLISECONDS, 1, TimeUnit.MINUTES, 0,
+            TimeUnit.MILLISECONDS);
+
+    TailReads(FanOut fanOut) {
+        this.fanOut = fanOut;
+    }
+
+    PositionImpl frontier() {
+        if (!pending || frontier == null) {
+            frontier = fanOut.storage.readPosition();
+        }
+        return frontier;
+    }
+
+    /** {@code bc} is at the tail with permits. */
+    void await(BroadcastConsumer bc) {
+        if (terminated) {
+            bc.state = BroadcastConsumer.State.IDLE;
+            bc.cnx.reachedEndOfTopic(bc.consumerId);
+            return;
+        }
+        bc.state = BroadcastConsumer.State.WAITING;
+        waiting.computeIfAbsent(bc.cnx, k -> new ArrayList<>()).add(bc);
+        waitingCount++;
+        read();
+    }
+
+    void forget(BroadcastConsumer bc) {
+        List<BroadcastConsumer> list = waiting.get(bc.cnx);
+        if (list != null && list.remove(bc)) {
+            waitingCount--;
+            if (list.isEmpty()) {
+                waiting.remove(bc.cnx);
+            }
+        }
+    }
+
+    void read() {
+        if (pending || retryScheduled || terminated || fanOut.isClosed() || waitingCount == 0) {
+            return;
+        }
+        pending = true;
+        frontier();
+        fanOut.storage.readTail(fanOut.config.maxReadBatchSize(), fanOut.config.windowMaxBytes(), this);
+    }
+
+    /** Cancels a read that waits for entries and issues it again (see {@link FanOut#rearmTailRead}). */
+    void rearm() {
+        cancel();
+        read();
+    }
+
+    /** Cancels a read that waits for entries (one already running completes and is released). */
+    void cancel() {
+        if (pending && fanOut.storage.cancelTailRead()) {
+            pending = false;
+        }
+        if (!pending) {
+            frontier = null;
+        }
+    }
+
+    void clear() {
+        waiting.clear();
+        waitingCount = 0;
+    }
+
+    @Override
+    public void readEntriesComplete(List<Entry> entries, Object ctx) {
+        fanOut.owner.post(() -> onEntries(entries));
+    }
+
+    @Override
+    public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
+        fanOut.owner.post(() -> onFailed(exception));
+    }
+
+    private void onEntries(List<Entry> entries) {
+        pending = false;
+        if (fanOut.isClosed() || entries.isEmpty() || fanOut.owner.attachedCount() == 0) {
+            // Nobody to serve: drop the entries, and the window with them (it must stay a gap-free run of entries).
+            entries.forEach(Entry::release);
+            fanOut.window.clear();
+            read();
+            return;
+        }
+        backoff.reset();
+        Entry last = entries.get(entries.size() - 1);
+        EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(PositionImpl.get(last.getLedgerId(),
+                last.getEntryId())));
+        frontier = batch.after();
+        fanOut.owner.counters().tailEntriesRead += batch.size();
+        EntryWindow window = fanOut.window;
+        if (window.size() > 0 && fanOut.storage.normalize(window.after()).compareTo(batch.first()) != 0) {
+            window.clear(); // the read position moved on (an operator skip): keep the window gap-free
+        }
+        window.append(batch);
+        Map<ConsumerConnection, ConnectionSend> sends = new IdentityHashMap<>();
+        List<BroadcastConsumer> moved = new ArrayList<>();
+        for (Iterator<List<BroadcastConsumer>> groups = waiting.values().iterator(); groups.hasNext(); ) {
+            List<BroadcastConsumer> group = groups.next();
+            int kept = 0;
+            for (int i = 0; i < group.size(); i++) {
+                BroadcastConsumer bc = group.get(i);
+                if (fanOut.storage.normalize(bc.cursor.next()).compareTo(batch.get(0).position) < 0) {
+                    // It waits for an entry before this read (the read position moved on while it joined): serving
+                    // it from here would skip that entry. It goes to the window or a catch-up read instead.
+                    moved.add(bc);
+                    continue;
+                }
+                fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.next()), bc, sends);
+                if (bc.cursor.permits() > 0 && bc.cursor.next().compareTo(frontier) >= 0) {
+                    group.set(kept++, bc);
+                } else {
+                    moved.add(bc);
+                }
+            }
+            waitingCount -= group.size() - kept;
+            group.subList(kept, group.size()).clear();
+            if (group.isEmpty()) {
+                groups.remove();
+            }
+        }
+        fanOut.submit(sends);
+        batch.release();
+        fanOut.placeAll(moved);
+        read();
+    }
+
+    private void onFailed(ManagedLedgerException e) {
+        pending = false;
+        if (fanOut.isClosed()) {
+            return;
+        }
+        if (e instanceof NoMoreEntriesToReadException) {
+            // The topic was terminated and everything in it was read: tell every consumer at the end, read no more.
+            terminated = true;
+            for (List<BroadcastConsumer> group : waiting.values()) {
+                for (BroadcastConsumer bc : group) {
+                    bc.state = BroadcastConsumer.State.IDLE;
+                    bc.cnx.reachedEndOfTopic(bc.consumerId);
+                }
+            }
+            clear();
+            return;
+        }
+        long delay = backoff.next();
+        fanOut.countReadFailure("Tail", e, delay);
+        retryScheduled = true;
+        fanOut.owner.schedule(() -> {
+            retryScheduled = false;
+            read();
+        }, delay);
+    }
+}

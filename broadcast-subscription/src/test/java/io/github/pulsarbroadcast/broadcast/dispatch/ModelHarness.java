@@ -1,0 +1,142 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Properties;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.protocol.ByteBufPair;
+
+/**
+ * The world the model test runs the dispatch core in: a task queue instead of the executor (the test decides when
+ * dispatch work runs), a virtual clock with scheduled tasks, and connections that record what is sent to whom.
+ *
+ * <p>Threading: single-threaded (the test's thread).
+ */
+final class ModelHarness implements DispatchLoop {
+
+    /** One delivery as a connection saw it. */
+    interface Deliveries {
+        void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch);
+
+        void endOfTopic(long consumerId);
+    }
+
+    private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    private final PriorityQueue<Object[]> scheduled = new PriorityQueue<>((a, b) -> Long.compare((long) a[0],
+            (long) b[0]) != 0 ? Long.compare((long) a[0], (long) b[0]) : Long.compare((long) a[2], (long) b[2]));
+    private long sequence;
+    long nowNanos = 1_000_000_000L;
+
+    @Override
+    public void post(Runnable task) {
+        tasks.add(task);
+    }
+
+    @Override
+    public void schedule(Runnable task, long delayMs) {
+        scheduled.add(new Object[] {nowNanos + delayMs * 1_000_000L, task, sequence++});
+    }
+
+    /** Runs one queued task; false when there is none. */
+    boolean runOne() {
+        Runnable r = tasks.poll();
+        if (r == null) {
+            return false;
+        }
+        r.run();
+        return true;
+    }
+
+    boolean hasTasks() {
+        return !tasks.isEmpty();
+    }
+
+    /** Advances the clock, posting every scheduled task that falls due. */
+    void advance(long millis) {
+        nowNanos += millis * 1_000_000L;
+        while (!scheduled.isEmpty() && (long) scheduled.peek()[0] <= nowNanos) {
+            post((Runnable) scheduled.poll()[1]);
+        }
+    }
+
+    long nextScheduledInMs() {
+        return scheduled.isEmpty() ? -1 : Math.max(0, ((long) scheduled.peek()[0] - nowNanos) / 1_000_000L);
+    }
+
+    static BroadcastConfig config(int windowEntries, int readBatch, int graceSeconds, int maxAckRanges) {
+        Properties p = new Properties();
+        p.setProperty("broadcastWindowMaxEntries", Integer.toString(windowEntries));
+        p.setProperty("broadcastMaxReadBatchSize", Integer.toString(readBatch));
+        p.setProperty("broadcastReconnectGraceSeconds", Integer.toString(graceSeconds));
+        p.setProperty("broadcastMaxAckRangesPerConsumer", Integer.toString(maxAckRanges));
+        return BroadcastConfig.from(p);
+    }
+
+    /** A client connection that records deliveries; it can be told to reject sends (event loop shut down). */
+    static final class Connection implements ConsumerConnection {
+        private final Deliveries deliveries;
+        boolean rejecting;
+        final List<ConnectionSend> rejected = new ArrayList<>();
+
+        Connection(Deliveries deliveries) {
+            this.deliveries = deliveries;
+        }
+
+        @Override
+        public void submit(ConnectionSend send) {
+            if (rejecting) {
+                throw new java.util.concurrent.RejectedExecutionException("event loop shut down");
+            }
+            try {
+                send.forEachDelivery(deliveries::delivered);
+            } finally {
+                send.release();
+            }
+        }
+
+        @Override
+        public void reachedEndOfTopic(long consumerId) {
+            deliveries.endOfTopic(consumerId);
+        }
+
+        @Override
+        public boolean receivesBrokerEntryMetadata() {
+            return false;
+        }
+
+        @Override
+        public InitialPosition takeBroadcastJoin(long consumerId) {
+            return null;
+        }
+
+        @Override
+        public void registerBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
+        }
+
+        @Override
+        public void forgetBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
+        }
+
+        @Override
+        public ChannelHandlerContext ctx() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean writesFramesDirectly() {
+            return false;
+        }
+
+        @Override
+        public ByteBufPair newMessageAndIntercept(long consumerId, long ledgerId, long entryId, int partition,
+                                                  int redeliveryCount, ByteBuf metadataAndPayload, long[] ackSet,
+                                                  String topic, long epoch) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}

@@ -1,0 +1,291 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+
+/**
+ * An in-memory managed ledger and cursor with the behaviour of 2.10.5 that the dispatcher depends on: ledgers roll
+ * over (and empty ones disappear, so ledger ids jump), a tail read leaves the read position at
+ * {@code (ledger, last + 1)} as {@code OpReadEntry} does, a waiting read is woken only while the cursor is on the
+ * ledger's waiting list, replays skip deleted positions and fail on positions that do not exist, reads can be made to
+ * fail. Completions are queued, not run, so the model test decides when storage answers.
+ *
+ * <p>Threading: single-threaded (the model test's thread).
+ */
+final class ModelLedger implements SubscriptionStorage {
+
+    /** Ledger id to its entry count; the last ledger is the open one. */
+    private final TreeMap<Long, Integer> ledgers = new TreeMap<>();
+    private final int rollEvery;
+    private PositionImpl markDeleted;
+    private PositionImpl readPosition;
+    private ReadEntriesCallback waitingRead;
+    private int waitingMax;
+    private boolean onWaitingList;
+    private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
+    private final List<ByteBuf> created = new ArrayList<>();
+    int failNextReads;
+    boolean skipNonRecoverable;
+
+    ModelLedger(long firstLedger, int rollEvery) {
+        this.rollEvery = rollEvery;
+        ledgers.put(firstLedger, 0);
+        markDeleted = PositionImpl.get(firstLedger, -1);
+        readPosition = PositionImpl.get(firstLedger, 0);
+    }
+
+    // ----- what the model does to it -----
+
+    /** Appends one entry (rolling over first when the open ledger is full; {@code skipLedger} leaves a gap). */
+    PositionImpl publish(boolean skipLedger) {
+        long current = ledgers.lastKey();
+        if (ledgers.get(current) >= rollEvery) {
+            current = current + (skipLedger ? 2 : 1);
+            ledgers.put(current, 0);
+        }
+        int n = ledgers.get(current);
+        ledgers.put(current, n + 1);
+        if (waitingRead != null && onWaitingList) {
+            ReadEntriesCallback cb = waitingRead;
+            waitingRead = null;
+            onWaitingList = false;
+            readTail(waitingMax, Long.MAX_VALUE, cb);
+        }
+        return PositionImpl.get(current, n);
+    }
+
+    /** Runs one queued storage answer; false when there is none. */
+    boolean completeOne() {
+        Runnable r = completions.poll();
+        if (r == null) {
+            return false;
+        }
+        r.run();
+        return true;
+    }
+
+    boolean hasCompletions() {
+        return !completions.isEmpty();
+    }
+
+    /** Stock {@code removeWaitingCursor}: the read stays armed in the cursor but nothing wakes it. */
+    void removeWaitingCursor() {
+        onWaitingList = false;
+    }
+
+    /** An operator (TTL, eviction, skip) moves the mark-delete position forward. */
+    void moveMarkDeleteForward(PositionImpl to) {
+        if (to.compareTo(markDeleted) > 0) {
+            markDeleted = to;
+            if (readPosition.compareTo(to) <= 0) {
+                readPosition = next(to);
+            }
+        }
+    }
+
+    /** An operator's reset-cursor: mark-delete and read position move to {@code to} (back or forward). */
+    void resetTo(PositionImpl to) {
+        // As ManagedCursorImpl.internalResetCursor: a read waiting for entries stays armed (from the new position).
+        markDeleted = to;
+        readPosition = next(to);
+    }
+
+    /** The topic is loaded again: the cursor reads from its mark-delete position. */
+    void reload() {
+        readPosition = next(markDeleted);
+        waitingRead = null;
+        onWaitingList = false;
+        completions.clear();
+    }
+
+    /** Every entry buffer made for a read that is still referenced (a leak once everything is closed). */
+    List<ByteBuf> unreleased() {
+        List<ByteBuf> out = new ArrayList<>();
+        for (ByteBuf b : created) {
+            if (b.refCnt() > 0) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+
+    /** Every position in (from, to], in order. */
+    List<PositionImpl> between(PositionImpl from, PositionImpl to) {
+        List<PositionImpl> out = new ArrayList<>();
+        for (PositionImpl p = next(from); p.compareTo(to) <= 0 && exists(p); p = next(p)) {
+            out.add(p);
+        }
+        return out;
+    }
+
+    boolean exists(PositionImpl p) {
+        Integer n = ledgers.get(p.getLedgerId());
+        return n != null && p.getEntryId() >= 0 && p.getEntryId() < n;
+    }
+
+    // ----- SubscriptionStorage -----
+
+    @Override
+    public PositionImpl readPosition() {
+        return readPosition;
+    }
+
+    @Override
+    public PositionImpl markDeleted() {
+        return markDeleted;
+    }
+
+    @Override
+    public PositionImpl lastConfirmed() {
+        for (Map.Entry<Long, Integer> e : ledgers.descendingMap().entrySet()) {
+            if (e.getValue() > 0) {
+                return PositionImpl.get(e.getKey(), e.getValue() - 1);
+            }
+        }
+        return PositionImpl.get(ledgers.firstKey(), -1);
+    }
+
+    private boolean isValid(PositionImpl p) {
+        PositionImpl last = lastConfirmed();
+        if (p.getEntryId() < 0 || p.getLedgerId() > last.getLedgerId()) {
+            return false;
+        }
+        if (p.getLedgerId() == last.getLedgerId()) {
+            return p.getEntryId() <= last.getEntryId() + 1;
+        }
+        Integer n = ledgers.get(p.getLedgerId());
+        return n == null ? false : p.getEntryId() < n;
+    }
+
+    @Override
+    public PositionImpl next(PositionImpl position) {
+        PositionImpl p = position.getNext();
+        while (!isValid(p)) {
+            Long nextLedger = ledgers.ceilingKey(p.getLedgerId() + 1);
+            if (nextLedger == null) {
+                return lastConfirmed().getNext();
+            }
+            p = PositionImpl.get(nextLedger, 0);
+        }
+        return p;
+    }
+
+    @Override
+    public PositionImpl normalize(PositionImpl position) {
+        if (isValid(position)) {
+            return position;
+        }
+        PositionImpl n = next(position);
+        return n.compareTo(position) > 0 ? n : position;
+    }
+
+    @Override
+    public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback) {
+        if (waitingRead != null) {
+            throw new IllegalStateException("a second tail read while one waits");
+        }
+        PositionImpl start = readPosition;
+        Long ledger = ledgers.ceilingKey(start.getLedgerId());
+        if (ledger != null && ledger != start.getLedgerId()) {
+            start = PositionImpl.get(ledger, 0);
+        } else if (!exists(start) && start.compareTo(lastConfirmed()) <= 0) {
+            start = next(start);
+        }
+        List<PositionImpl> positions = new ArrayList<>();
+        for (PositionImpl p = start; positions.size() < maxEntries && exists(p); p = next(p)) {
+            positions.add(p);
+        }
+        if (positions.isEmpty()) {
+            waitingRead = callback;
+            waitingMax = maxEntries;
+            onWaitingList = true;
+            return;
+        }
+        PositionImpl last = positions.get(positions.size() - 1);
+        readPosition = last.getNext(); // as OpReadEntry: (ledger, last + 1), even when that ledger rolls over
+        if (failNextReads > 0) {
+            failNextReads--;
+            readPosition = start;
+            completions.add(() -> callback.readEntriesFailed(new ManagedLedgerException("injected"), null));
+            return;
+        }
+        completions.add(() -> callback.readEntriesComplete(entries(positions), null));
+    }
+
+    @Override
+    public boolean cancelTailRead() {
+        if (waitingRead == null) {
+            return false;
+        }
+        waitingRead = null;
+        onWaitingList = false;
+        return true;
+    }
+
+    @Override
+    public Set<? extends Position> replay(Set<PositionImpl> positions, ReadEntriesCallback callback) {
+        Set<PositionImpl> skipped = new HashSet<>();
+        List<PositionImpl> toRead = new ArrayList<>();
+        boolean missing = false;
+        for (PositionImpl p : positions) {
+            if (p.compareTo(markDeleted) <= 0) {
+                skipped.add(p);
+            } else {
+                missing |= !exists(p);
+                toRead.add(p);
+            }
+        }
+        if (toRead.isEmpty()) {
+            return skipped;
+        }
+        if (missing || failNextReads > 0) {
+            if (!missing) {
+                failNextReads--;
+            }
+            ManagedLedgerException e = missing
+                    ? new ManagedLedgerException.NonRecoverableLedgerException("Error while reading ledger")
+                    : new ManagedLedgerException("injected");
+            completions.add(() -> callback.readEntriesFailed(e, null));
+        } else {
+            completions.add(() -> callback.readEntriesComplete(entries(toRead), null));
+        }
+        return skipped;
+    }
+
+    private List<Entry> entries(List<PositionImpl> positions) {
+        List<Entry> out = new ArrayList<>();
+        for (PositionImpl p : positions) {
+            Entry e = TestEntries.entry(p.getLedgerId(), p.getEntryId(), 1);
+            created.add(e.getDataBuffer());
+            out.add(e);
+        }
+        return out;
+    }
+
+    @Override
+    public void setActive() {
+    }
+
+    @Override
+    public void markDelete(PositionImpl position) {
+        if (position.compareTo(markDeleted) > 0) {
+            markDeleted = position;
+        }
+    }
+
+    @Override
+    public boolean skipNonRecoverableData() {
+        return skipNonRecoverable;
+    }
+}

@@ -1,0 +1,158 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionType;
+import org.testng.annotations.Test;
+
+/**
+ * The edge cases that issue 10 reproduced against a real broker with a real client, each as it was reported: catch-up
+ * reads across a ledger rollover, a stock consumer taking over a broadcast subscription after the topic was
+ * reloaded, and an individual ack just above a later cumulative ack. Ledgers roll over every 10 entries here.
+ */
+public class BroadcastEdgeCasesTest extends BroadcastTestBase {
+
+    @Override
+    protected void configureBroker(ServiceConfiguration conf) {
+        conf.setManagedLedgerMaxEntriesPerLedger(10);
+        conf.setManagedLedgerMinLedgerRolloverTimeMinutes(0);
+        conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
+        conf.getProperties().setProperty("broadcastWindowMaxEntries", "20");
+    }
+
+    /**
+     * Case 1: a consumer that did not receive while 60 messages were published over a ledger rollover catches up
+     * through storage; before the fix it got m0..m9 and then a catch-up read of a position past the end of the first
+     * ledger failed forever.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void catchUpReadsCrossALedgerRollover() throws Exception {
+        String topic = newTopic("rollover");
+        Consumer<String> paused = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic)
+                .subscriptionName("fleet").consumerName("a").receiverQueueSize(10).subscribe();
+        Consumer<String> active = broadcastConsumer(topic, "fleet", "b");
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = new ArrayList<>(publish(producer, "m", 10));
+            assertEquals(receive(active, 10), sent);
+            for (int i = 10; i < 60; i++) {
+                String v = "m-" + i;
+                producer.send(v);
+                sent.add(v);
+            }
+            assertEquals(receive(active, 50), sent.subList(10, 60));
+            assertTrue(((org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl) brokerTopic(topic).getManagedLedger())
+                    .getLedgersInfo().size() > 1, "ledgers rolled over");
+            assertEquals(receive(paused, 60), sent, "the paused consumer catches up through the rollover");
+        } finally {
+            paused.close();
+            active.close();
+        }
+    }
+
+    /**
+     * Case 2: after an unload, a consumer without the broadcast key was attached to the subscription that the broker
+     * loaded as a plain one, and what it acknowledged was lost for the broadcast consumers. It must be refused
+     * whether or not the topic is loaded, also when it names the topic in short form.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void stockConsumerIsRefusedAfterTheTopicIsReloaded() throws Exception {
+        String topic = newTopic("takeover");
+        String shortName = topic.substring("persistent://public/default/".length());
+        Consumer<String> carA = broadcastConsumer(topic, "fleet", "car-a");
+        Consumer<String> carB = broadcastConsumer(topic, "fleet", "car-b");
+        List<String> sent;
+        try (Producer<String> producer = producer(topic)) {
+            sent = publish(producer, "m", 10);
+        }
+        takeAndAck(carA, 10, 10);
+        takeAndAck(carB, 10, 3);
+        carA.close();
+        carB.close();
+        cluster.admin().topics().unload(topic);
+        for (String name : List.of(topic, shortName)) {
+            PulsarClientException refused = expectThrows(PulsarClientException.class, () -> client
+                    .newConsumer(Schema.STRING).topic(name).subscriptionName("fleet")
+                    .subscriptionType(SubscriptionType.Failover).consumerName("stock").subscribe());
+            assertTrue(refused.getMessage().contains(BroadcastMode.KEY), refused.getMessage());
+        }
+        Consumer<String> back = broadcastConsumer(topic, "fleet", "car-b");
+        try {
+            assertEquals(receive(back, 7), sent.subList(3, 10), "car-b still gets what it had not acknowledged");
+        } finally {
+            back.close();
+        }
+    }
+
+    /**
+     * Case 3: m6 acknowledged individually, then m5 cumulatively, then m7..m19 individually: the backlog must drain
+     * to zero (it stayed at 14 because m6 was never absorbed into the acknowledged position).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void individualAckJustAboveALaterCumulativeAckDrainsTheBacklog() throws Exception {
+        String topic = newTopic("absorb");
+        Consumer<String> other = broadcastConsumer(topic, "fleet", "other");
+        Consumer<String> car = broadcastConsumer(topic, "fleet", "car");
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 20);
+            receive(other, 20);
+            List<Message<String>> msgs = take(car, 20);
+            car.acknowledge(msgs.get(6).getMessageId());
+            car.acknowledgeCumulative(msgs.get(5).getMessageId());
+            for (int i = 7; i < 20; i++) {
+                car.acknowledge(msgs.get(i).getMessageId());
+            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(100, TimeUnit.MILLISECONDS).until(() ->
+                    cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet").getMsgBacklog() == 0);
+        } finally {
+            other.close();
+            car.close();
+        }
+    }
+
+    /** Suspect 10: a terminated topic tells its broadcast consumers so, instead of failing reads forever. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void consumersOfATerminatedTopicReachItsEnd() throws Exception {
+        String topic = newTopic("terminated");
+        Consumer<String> car = broadcastConsumer(topic, "fleet", "car");
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = publish(producer, "m", 3);
+            assertEquals(receive(car, 3), sent);
+        }
+        cluster.admin().topics().terminateTopic(topic);
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(car::hasReachedEndOfTopic);
+        } finally {
+            car.close();
+        }
+    }
+
+    /**
+     * Suspect 10: the only connected consumer cannot delete the subscription while another consumer's position is
+     * retained for a reconnect (that position holds messages the other consumer has not received).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void unsubscribeIsRefusedWhileAnotherConsumersPositionIsRetained() throws Exception {
+        String topic = newTopic("unsubscribe");
+        Consumer<String> stays = broadcastConsumer(topic, "fleet", "stays");
+        Consumer<String> away = broadcastConsumer(topic, "fleet", "away");
+        away.close();
+        expectThrows(PulsarClientException.class, stays::unsubscribe);
+        assertTrue(cluster.admin().topics().getSubscriptions(topic).contains("fleet"));
+        stays.close();
+    }
+}
