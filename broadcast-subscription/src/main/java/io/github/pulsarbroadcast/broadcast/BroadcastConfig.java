@@ -22,6 +22,7 @@ public final class BroadcastConfig {
     static final String MAX_READ_BATCH = PREFIX + "MaxReadBatchSize";
     static final String WINDOW_MAX_ENTRIES = PREFIX + "WindowMaxEntries";
     static final String WINDOW_MAX_BYTES = PREFIX + "WindowMaxBytes";
+    static final String WINDOW_BROKER_MAX_BYTES = PREFIX + "WindowBrokerMaxBytes";
     static final String MARK_DELETE_INTERVAL_MS = PREFIX + "MarkDeleteIntervalMs";
     static final String STATS_INTERVAL_MS = PREFIX + "StatsIntervalMs";
     static final String MAX_ACK_RANGES = PREFIX + "MaxAckRangesPerConsumer";
@@ -37,6 +38,7 @@ public final class BroadcastConfig {
         RANGES.put(MAX_READ_BATCH, new long[] {1, 10_000});
         RANGES.put(WINDOW_MAX_ENTRIES, new long[] {1, 1_000_000});
         RANGES.put(WINDOW_MAX_BYTES, new long[] {1, Long.MAX_VALUE});
+        RANGES.put(WINDOW_BROKER_MAX_BYTES, new long[] {1, Long.MAX_VALUE});
         RANGES.put(MARK_DELETE_INTERVAL_MS, new long[] {10, 3_600_000});
         RANGES.put(STATS_INTERVAL_MS, new long[] {10, 3_600_000});
         RANGES.put(MAX_ACK_RANGES, new long[] {1, 1_000_000});
@@ -49,6 +51,7 @@ public final class BroadcastConfig {
     private final int maxReadBatchSize;
     private final int windowMaxEntries;
     private final long windowMaxBytes;
+    private final long windowBrokerMaxBytes;
     private final long markDeleteIntervalMs;
     private final long statsIntervalMs;
     private final int maxAckRangesPerConsumer;
@@ -61,6 +64,7 @@ public final class BroadcastConfig {
         this.maxReadBatchSize = (int) parseLong(p, MAX_READ_BATCH, 100);
         this.windowMaxEntries = (int) parseLong(p, WINDOW_MAX_ENTRIES, 1000);
         this.windowMaxBytes = parseLong(p, WINDOW_MAX_BYTES, 64L * 1024 * 1024);
+        this.windowBrokerMaxBytes = parseLong(p, WINDOW_BROKER_MAX_BYTES, 256L * 1024 * 1024);
         this.markDeleteIntervalMs = parseLong(p, MARK_DELETE_INTERVAL_MS, 1000);
         this.statsIntervalMs = parseLong(p, STATS_INTERVAL_MS, 5000);
         this.maxAckRangesPerConsumer = (int) parseLong(p, MAX_ACK_RANGES, 1000);
@@ -122,6 +126,11 @@ public final class BroadcastConfig {
     /** Most payload bytes that window holds. */
     public long windowMaxBytes() {
         return windowMaxBytes;
+    }
+
+    /** Most payload bytes all windows of the broker hold together. */
+    public long windowBrokerMaxBytes() {
+        return windowBrokerMaxBytes;
     }
 
     /** How often the subscription's durable mark-delete position is brought up to the slowest consumer. */
@@ -189,7 +198,8 @@ public final class BroadcastConfig {
         return ENABLED + "=" + enabled + ", " + EXECUTOR_THREADS + "=" + executorThreads + ", "
                 + RECONNECT_GRACE_SECONDS + "=" + reconnectGraceSeconds + ", " + MAX_READ_BATCH + "="
                 + maxReadBatchSize + ", " + WINDOW_MAX_ENTRIES + "=" + windowMaxEntries + ", " + WINDOW_MAX_BYTES
-                + "=" + windowMaxBytes + ", " + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs + ", "
+                + "=" + windowMaxBytes + ", " + WINDOW_BROKER_MAX_BYTES + "=" + windowBrokerMaxBytes + ", "
+                + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs + ", "
                 + STATS_INTERVAL_MS + "=" + statsIntervalMs + ", " + MAX_ACK_RANGES + "=" + maxAckRangesPerConsumer
                 + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection;
     }

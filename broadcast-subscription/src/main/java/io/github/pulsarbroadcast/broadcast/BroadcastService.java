@@ -19,12 +19,14 @@ public final class BroadcastService implements AutoCloseable {
     private final BroadcastConfig config;
     private final SubscriptionOrderedExecutor executor;
     private final boolean onlyInterceptor;
+    private final WindowBudget windowBudget;
 
     public BroadcastService(PulsarService pulsar, BroadcastConfig config) {
         this.pulsar = pulsar;
         this.config = config;
         // The plugin is loaded as a broker interceptor, so the configured set holds at least its own name.
         this.onlyInterceptor = pulsar.getConfiguration().getBrokerInterceptors().size() <= 1;
+        this.windowBudget = new WindowBudget(config.windowBrokerMaxBytes());
         this.executor = SubscriptionOrderedExecutor.builder()
                 .name("broadcast-dispatch")
                 .numThreads(config.executorThreads())
@@ -51,6 +53,11 @@ public final class BroadcastService implements AutoCloseable {
      */
     public boolean onlyInterceptor() {
         return onlyInterceptor;
+    }
+
+    /** The bytes all broadcast windows of this broker may hold together. */
+    public WindowBudget windowBudget() {
+        return windowBudget;
     }
 
     /** The broker's shared scheduler, for periodic per-subscription work (which then hops to {@link #executor}). */

@@ -62,6 +62,11 @@ public class BroadcastConfigTest {
         assertEquals(documented.get("broadcastMaxReadBatchSize"), String.valueOf(defaults.maxReadBatchSize()));
         assertEquals(documented.get("broadcastWindowMaxEntries"), String.valueOf(defaults.windowMaxEntries()));
         assertEquals(documented.get("broadcastWindowMaxBytes"), String.valueOf(defaults.windowMaxBytes()));
+        assertEquals(documented.get("broadcastWindowBrokerMaxBytes"), String.valueOf(defaults.windowBrokerMaxBytes()));
+        assertEquals(documented.get("broadcastMaxAckRangesPerConsumer"),
+                String.valueOf(defaults.maxAckRangesPerConsumer()));
+        assertEquals(documented.get("broadcastMaxPendingAcksPerConnection"),
+                String.valueOf(defaults.maxPendingAcksPerConnection()));
         assertEquals(documented.get("broadcastMarkDeleteIntervalMs"),
                 String.valueOf(defaults.markDeleteIntervalMs()));
         assertEquals(documented.get("broadcastStatsIntervalMs"), String.valueOf(defaults.statsIntervalMs()));

@@ -388,8 +388,8 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
                     targets.add(id);
                 }
             }
+            assertFalse(targets.isEmpty(), "a victim's consumer id differs from the attacker's own");
             targets.add(attackerId + 1_000_000);
-            assertFalse(targets.isEmpty());
             ClientCnx cnx = ((ConsumerImpl<?>) attacker).getClientCnx();
             assertNotNull(cnx);
             for (long target : targets) {

@@ -92,7 +92,16 @@ public class BroadcastEdgeCasesTest extends BroadcastTestBase {
         }
         Consumer<String> back = broadcastConsumer(topic, "fleet", "car-b");
         try {
-            assertEquals(receive(back, 7), sent.subList(3, 10), "car-b still gets what it had not acknowledged");
+            // It resumes at the subscription's mark-delete position (the recovery window after the reload), which
+            // is at or before its own: duplicates of m0..m2 are allowed, a loss of m3..m9 is not.
+            List<String> got = new ArrayList<>();
+            while (got.isEmpty() || !got.get(got.size() - 1).equals("m-9")) {
+                got.addAll(receive(back, 1));
+            }
+            assertTrue(got.size() >= 7, "car-b received " + got);
+            assertEquals(got.subList(got.size() - 7, got.size()), sent.subList(3, 10),
+                    "car-b still gets what it had not acknowledged, in order: " + got);
+            assertEquals(got, sent.subList(10 - got.size(), 10), "a contiguous run ending at m-9: " + got);
         } finally {
             back.close();
         }

@@ -67,7 +67,7 @@ public final class BroadcastDispatcher implements Dispatcher {
             }
         };
         this.engine = new SubscriptionEngine(topicName, subscription.getName(), partitionIndex, storage,
-                service.config(), loop, System::nanoTime, recovering);
+                service.config(), service.windowBudget(), loop, System::nanoTime, recovering);
         startPeriodicTasks();
     }
 

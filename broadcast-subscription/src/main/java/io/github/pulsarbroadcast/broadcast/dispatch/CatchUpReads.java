@@ -6,13 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
-import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.NonRecoverableLedgerException;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
-import org.apache.pulsar.client.impl.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,22 +24,17 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
  * on storage threads and only post back.
  */
-final class CatchUpReads implements ReadEntriesCallback {
+final class CatchUpReads extends StorageReads {
 
     private static final Logger log = LoggerFactory.getLogger(CatchUpReads.class);
 
-    private final FanOut fanOut;
     private final TreeMap<PositionImpl, List<BroadcastConsumer>> catchingUp = new TreeMap<>();
-    private boolean pending;
-    private boolean retryScheduled;
     /** The range the read in flight asked for. */
     private PositionImpl requestedFrom;
     private PositionImpl requestedUpTo;
-    private final Backoff backoff = new Backoff(100, TimeUnit.MILLISECONDS, 1, TimeUnit.MINUTES, 0,
-            TimeUnit.MILLISECONDS);
 
     CatchUpReads(FanOut fanOut) {
-        this.fanOut = fanOut;
+        super(fanOut);
     }
 
     /** {@code bc} waits at {@code next} (a normalized position behind the window) with permits. */
@@ -63,8 +55,9 @@ final class CatchUpReads implements ReadEntriesCallback {
         catchingUp.clear();
     }
 
-    private void read() {
-        if (pending || retryScheduled || fanOut.isClosed() || catchingUp.isEmpty()) {
+    @Override
+    void read() {
+        if (!mayRead() || catchingUp.isEmpty()) {
             return;
         }
         PositionImpl first = catchingUp.firstKey();
@@ -114,22 +107,13 @@ final class CatchUpReads implements ReadEntriesCallback {
     }
 
     @Override
-    public void readEntriesComplete(List<Entry> entries, Object ctx) {
-        fanOut.owner.post(() -> onEntries(entries));
-    }
-
-    @Override
-    public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
-        fanOut.owner.post(() -> onFailed(exception));
-    }
-
-    private void onEntries(List<Entry> entries) {
+    void onEntries(List<Entry> entries) {
         pending = false;
         if (fanOut.isClosed()) {
             entries.forEach(Entry::release);
             return;
         }
-        backoff.reset();
+        succeeded();
         PositionImpl upTo = requestedUpTo;
         EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(upTo));
         fanOut.owner.counters().catchUpEntriesRead += batch.size();
@@ -150,7 +134,8 @@ final class CatchUpReads implements ReadEntriesCallback {
         read();
     }
 
-    private void onFailed(ManagedLedgerException e) {
+    @Override
+    void onFailed(ManagedLedgerException e) {
         pending = false;
         if (fanOut.isClosed()) {
             return;
@@ -159,13 +144,7 @@ final class CatchUpReads implements ReadEntriesCallback {
             skipUnreadable(e);
             return;
         }
-        long delay = backoff.next();
-        fanOut.countReadFailure("Catch-up", e, delay);
-        retryScheduled = true;
-        fanOut.owner.schedule(() -> {
-            retryScheduled = false;
-            read();
-        }, delay);
+        retryLater("Catch-up", e);
     }
 
     /** Moves the consumers of the failed range past it: storage can never return those entries. */

@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
 /**
@@ -14,6 +15,8 @@ final class EntryWindow implements EntrySource {
 
     private final int maxEntries;
     private final long maxBytes;
+    /** The broker-wide bound shared with every other window. */
+    private final WindowBudget budget;
     /** Ring buffer: entries[(head + i) % capacity] for i in [0, size). */
     private WindowEntry[] entries;
     private int head;
@@ -23,8 +26,13 @@ final class EntryWindow implements EntrySource {
     private PositionImpl after;
 
     EntryWindow(int maxEntries, long maxBytes) {
+        this(maxEntries, maxBytes, WindowBudget.unlimited());
+    }
+
+    EntryWindow(int maxEntries, long maxBytes, WindowBudget budget) {
         this.maxEntries = maxEntries;
         this.maxBytes = maxBytes;
+        this.budget = budget;
         this.entries = new WindowEntry[Math.min(16, Math.max(1, maxEntries))];
     }
 
@@ -36,10 +44,6 @@ final class EntryWindow implements EntrySource {
     @Override
     public PositionImpl after() {
         return after;
-    }
-
-    boolean isEmpty() {
-        return size == 0;
     }
 
     @Override
@@ -63,6 +67,15 @@ final class EntryWindow implements EntrySource {
     }
 
     private void append(WindowEntry entry) {
+        while (size > 0 && !budget.tryReserve(entry.payloadSize())) {
+            evictFirst(); // the broker-wide budget is spent: make room from our own oldest entries first
+        }
+        if (size == 0 && !budget.tryReserve(entry.payloadSize())) {
+            // Other windows hold the whole budget: keep nothing (consumers behind read through the entry cache).
+            entry.release();
+            after = null;
+            return;
+        }
         if (size == entries.length) {
             grow();
         }
@@ -100,6 +113,7 @@ final class EntryWindow implements EntrySource {
         head = (head + 1) % entries.length;
         size--;
         bytes -= first.payloadSize();
+        budget.release(first.payloadSize());
         first.release();
     }
 

@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -45,12 +46,13 @@ final class FanOut {
     private boolean servicePassScheduled;
     private boolean closed;
 
-    FanOut(SubscriptionEngine owner, SubscriptionStorage storage, BroadcastConfig config, String name) {
+    FanOut(SubscriptionEngine owner, SubscriptionStorage storage, BroadcastConfig config, WindowBudget budget,
+           String name) {
         this.owner = owner;
         this.storage = storage;
         this.config = config;
         this.name = name;
-        this.window = new EntryWindow(config.windowMaxEntries(), config.windowMaxBytes());
+        this.window = new EntryWindow(config.windowMaxEntries(), config.windowMaxBytes(), budget);
         this.tail = new TailReads(this);
         this.catchUp = new CatchUpReads(this);
     }

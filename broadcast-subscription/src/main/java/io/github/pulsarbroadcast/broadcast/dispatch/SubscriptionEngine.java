@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
 import io.github.pulsarbroadcast.broadcast.cursor.CursorRules;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
@@ -48,7 +49,8 @@ final class SubscriptionEngine {
     private final java.util.concurrent.atomic.AtomicInteger resets = new java.util.concurrent.atomic.AtomicInteger();
 
     SubscriptionEngine(String topicName, String subscriptionName, int partitionIndex, SubscriptionStorage storage,
-                       BroadcastConfig config, DispatchLoop loop, LongSupplier nanoClock, boolean recovering) {
+                       BroadcastConfig config, WindowBudget windowBudget, DispatchLoop loop, LongSupplier nanoClock,
+                       boolean recovering) {
         this.name = "[" + topicName + "][" + subscriptionName + "]";
         this.topicName = topicName;
         this.partitionIndex = partitionIndex;
@@ -57,7 +59,7 @@ final class SubscriptionEngine {
         this.rules = new CursorRules(storage::next, config.maxAckRangesPerConsumer());
         this.loop = loop;
         this.nanoClock = nanoClock;
-        this.fanOut = new FanOut(this, storage, config, name);
+        this.fanOut = new FanOut(this, storage, config, windowBudget, name);
         if (recovering) {
             startRecoveryWindow();
         }

@@ -5,13 +5,10 @@ import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.NoMoreEntriesToReadException;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
-import org.apache.pulsar.client.impl.Backoff;
 
 /**
  * The consumers waiting at the tail and the one tail read that serves them all: each entry is read from storage
@@ -22,21 +19,16 @@ import org.apache.pulsar.client.impl.Backoff;
  * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
  * on storage threads and only post back.
  */
-final class TailReads implements ReadEntriesCallback {
+final class TailReads extends StorageReads {
 
-    private final FanOut fanOut;
     private final Map<ConsumerConnection, List<BroadcastConsumer>> waiting = new IdentityHashMap<>();
     private int waitingCount;
-    private boolean pending;
-    private boolean retryScheduled;
     private boolean terminated;
     /** The next position a tail read returns; refreshed from storage whenever no tail read is in flight. */
     private PositionImpl frontier;
-    private final Backoff backoff = new Backoff(100, TimeUnit.MILLISECONDS, 1, TimeUnit.MINUTES, 0,
-            TimeUnit.MILLISECONDS);
 
     TailReads(FanOut fanOut) {
-        this.fanOut = fanOut;
+        super(fanOut);
     }
 
     PositionImpl frontier() {
@@ -69,8 +61,9 @@ final class TailReads implements ReadEntriesCallback {
         }
     }
 
+    @Override
     void read() {
-        if (pending || retryScheduled || terminated || fanOut.isClosed() || waitingCount == 0) {
+        if (!mayRead() || terminated || waitingCount == 0) {
             return;
         }
         pending = true;
@@ -100,16 +93,7 @@ final class TailReads implements ReadEntriesCallback {
     }
 
     @Override
-    public void readEntriesComplete(List<Entry> entries, Object ctx) {
-        fanOut.owner.post(() -> onEntries(entries));
-    }
-
-    @Override
-    public void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
-        fanOut.owner.post(() -> onFailed(exception));
-    }
-
-    private void onEntries(List<Entry> entries) {
+    void onEntries(List<Entry> entries) {
         pending = false;
         if (fanOut.isClosed() || entries.isEmpty() || fanOut.owner.attachedCount() == 0) {
             // Nobody to serve: drop the entries, and the window with them (it must stay a gap-free run of entries).
@@ -118,7 +102,7 @@ final class TailReads implements ReadEntriesCallback {
             read();
             return;
         }
-        backoff.reset();
+        succeeded();
         Entry last = entries.get(entries.size() - 1);
         EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(PositionImpl.get(last.getLedgerId(),
                 last.getEntryId())));
@@ -161,7 +145,8 @@ final class TailReads implements ReadEntriesCallback {
         read();
     }
 
-    private void onFailed(ManagedLedgerException e) {
+    @Override
+    void onFailed(ManagedLedgerException e) {
         pending = false;
         if (fanOut.isClosed()) {
             return;
@@ -178,12 +163,6 @@ final class TailReads implements ReadEntriesCallback {
             clear();
             return;
         }
-        long delay = backoff.next();
-        fanOut.countReadFailure("Tail", e, delay);
-        retryScheduled = true;
-        fanOut.owner.schedule(() -> {
-            retryScheduled = false;
-            read();
-        }, delay);
+        retryLater("Tail", e);
     }
 }

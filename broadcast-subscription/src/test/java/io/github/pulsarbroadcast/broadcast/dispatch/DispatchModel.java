@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -116,6 +117,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
     private final ModelHarness world = new ModelHarness();
     private final ModelLedger ledger;
     private final BroadcastConfig config;
+    /** Shared by the engines of this schedule (a reload makes a new one); sometimes small enough to refuse. */
+    private final WindowBudget budget;
     private SubscriptionEngine engine;
     private final Map<String, Identity> identities = new LinkedHashMap<>();
     private final List<Session> sessions = new ArrayList<>();
@@ -134,6 +137,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         this.config = ModelHarness.config(1 + rnd.nextInt(12), 1 + rnd.nextInt(8), GRACE_SECONDS,
                 rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3) : 1000);
         this.floor = ledger.markDeleted();
+        this.budget = rnd.nextInt(4) == 0 ? new WindowBudget(100 + rnd.nextInt(400)) : WindowBudget.unlimited();
         this.engine = newEngine(false);
     }
 
@@ -141,7 +145,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         if (recovering) {
             recoveryUntilNanos = world.nowNanos + GRACE_SECONDS * 1_000_000_000L;
         }
-        return new SubscriptionEngine("persistent://model/ns/topic", "fleet", -1, ledger, config, world,
+        return new SubscriptionEngine("persistent://model/ns/topic", "fleet", -1, ledger, config, budget, world,
                 () -> world.nowNanos, recovering);
     }
 
@@ -559,6 +563,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
             // finish
         }
         check(ledger.unreleased().isEmpty(), ledger.unreleased().size() + " entry buffers were never released");
+        check(budget.used() == 0, budget.used() + " bytes of the window budget were never given back");
     }
 
     private static PositionImpl max(PositionImpl a, PositionImpl b) {

@@ -139,4 +139,34 @@ public class EntryWindowTest {
         send.endConsumer();
         assertTrue(send.isEmpty());
     }
+
+    /** Issue 10, suspect 9: all windows of a broker share one bound; a window makes room from its own entries. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void windowsShareTheBrokerBudgetAndGiveItBack() {
+        EntryBatch probe = TestEntries.batch(1, 0, 1);
+        long entryBytes = probe.get(0).payloadSize();
+        probe.release();
+        io.github.pulsarbroadcast.broadcast.WindowBudget budget =
+                new io.github.pulsarbroadcast.broadcast.WindowBudget(entryBytes * 5);
+        EntryWindow first = new EntryWindow(100, Long.MAX_VALUE, budget);
+        EntryWindow second = new EntryWindow(100, Long.MAX_VALUE, budget);
+        EntryBatch a = TestEntries.batch(1, 0, 4);
+        first.append(a);
+        a.release();
+        assertEquals(first.size(), 4);
+        EntryBatch b = TestEntries.batch(2, 0, 3);
+        List<WindowEntry> bEntries = new ArrayList<>();
+        for (int i = 0; i < b.size(); i++) {
+            bEntries.add(b.get(i));
+        }
+        second.append(b);
+        b.release();
+        assertEquals(second.size(), 1, "one entry of room left: the second window keeps its newest entry only");
+        assertEquals(second.firstPosition(), PositionImpl.get(2, 2));
+        assertEquals(bEntries.get(0).refCnt(), 0, "entries kept out are released");
+        assertEquals(budget.used(), entryBytes * 5);
+        first.clear();
+        second.clear();
+        assertEquals(budget.used(), 0, "every byte is given back");
+    }
 }

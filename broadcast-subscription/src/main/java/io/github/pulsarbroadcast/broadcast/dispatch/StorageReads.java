@@ -1,0 +1,68 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.pulsar.client.impl.Backoff;
+
+/**
+ * What the two kinds of storage read share: one read in flight at a time, its answer posted back to the dispatch
+ * thread, and retries of a failed read with back-off (100 ms doubling to one minute, as stock dispatchers do),
+ * reset by the next read that succeeds.
+ *
+ * <p>Threading: confined to the subscription's dispatch thread; the callbacks arrive on storage threads and only
+ * post back.
+ */
+abstract class StorageReads implements ReadEntriesCallback {
+
+    final FanOut fanOut;
+    /** A read is in flight. */
+    boolean pending;
+    private boolean retryScheduled;
+    private final Backoff backoff = new Backoff(100, TimeUnit.MILLISECONDS, 1, TimeUnit.MINUTES, 0,
+            TimeUnit.MILLISECONDS);
+
+    StorageReads(FanOut fanOut) {
+        this.fanOut = fanOut;
+    }
+
+    /** Whether a new read may start now (none in flight, none waiting for its retry, not closed). */
+    final boolean mayRead() {
+        return !pending && !retryScheduled && !fanOut.isClosed();
+    }
+
+    /** Issues the next read if one is needed. */
+    abstract void read();
+
+    abstract void onEntries(List<Entry> entries);
+
+    abstract void onFailed(ManagedLedgerException e);
+
+    /** A read succeeded: the next failure starts the back-off again. */
+    final void succeeded() {
+        backoff.reset();
+    }
+
+    /** Logs and counts a failed read, and reads again after the back-off. */
+    final void retryLater(String kind, ManagedLedgerException e) {
+        long delay = backoff.next();
+        fanOut.countReadFailure(kind, e, delay);
+        retryScheduled = true;
+        fanOut.owner.schedule(() -> {
+            retryScheduled = false;
+            read();
+        }, delay);
+    }
+
+    @Override
+    public final void readEntriesComplete(List<Entry> entries, Object ctx) {
+        fanOut.owner.post(() -> onEntries(entries));
+    }
+
+    @Override
+    public final void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
+        fanOut.owner.post(() -> onFailed(exception));
+    }
+}
