@@ -164,4 +164,39 @@ public class BroadcastEdgeCasesTest extends BroadcastTestBase {
         assertTrue(cluster.admin().topics().getSubscriptions(topic).contains("fleet"));
         stays.close();
     }
+
+    /**
+     * Found by the process-cluster pause test: on a new owner the topic was loaded (by a producer) without the
+     * subscription in its map while the cursor existed, the plugin created the subscription over that cursor as a
+     * new one, and every consumer reconnecting from the old owner joined at the tail and lost what was published
+     * meanwhile. A cursor that exists means reconnecting consumers: they resume at the mark-delete position.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void subscriptionOverAnExistingCursorStartsTheRecoveryWindow() throws Exception {
+        String topic = newTopic("existing-cursor");
+        Consumer<String> car = broadcastConsumer(topic, "fleet", "car");
+        List<String> sent;
+        try (Producer<String> producer = producer(topic)) {
+            sent = new ArrayList<>(publish(producer, "m", 5));
+            takeAndAck(car, 5, 2);
+            car.close();
+            await().atMost(Duration.ofSeconds(30)).until(() -> brokerSubscription(topic, "fleet").getCursor()
+                    .getMarkDeletedPosition().getEntryId() >= 1);
+            // As on a new owner: the cursor exists, the subscription is not in the topic's map yet.
+            io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription old =
+                    (io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription)
+                            brokerTopic(topic).getSubscriptions().remove("fleet");
+            old.broadcastDispatcher().close();
+            for (int i = 5; i < 8; i++) {
+                producer.send("m-" + i);
+                sent.add("m-" + i);
+            }
+        }
+        Consumer<String> back = broadcastConsumer(topic, "fleet", "car");
+        try {
+            assertEquals(receive(back, 6), sent.subList(2, 8), "it resumes at the mark-delete position, not the tail");
+        } finally {
+            back.close();
+        }
+    }
 }

@@ -20,6 +20,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class LeakCheck {
 
     private static final ConcurrentLinkedQueue<String> LEAKS = new ConcurrentLinkedQueue<>();
+    /**
+     * BookKeeper 4.14's bookie pre-allocates its next entry log and does not release that log's write buffer when
+     * the bookie shuts down (seen when a test restarts its bookie); it is the bookie's own buffer, created and last
+     * touched only in {@code EntryLoggerAllocator}, and says nothing about the plugin. Every other leak fails.
+     */
+    private static final String KNOWN_BOOKIE_LEAK = "org.apache.bookkeeper.bookie.EntryLoggerAllocator.allocateNewLog";
 
     private LeakCheck() {
     }
@@ -59,7 +65,9 @@ final class LeakCheck {
         }
         List<String> found = new ArrayList<>();
         for (String leak = LEAKS.poll(); leak != null; leak = LEAKS.poll()) {
-            found.add(leak);
+            if (!leak.contains(KNOWN_BOOKIE_LEAK)) {
+                found.add(leak);
+            }
         }
         if (!found.isEmpty()) {
             throw new AssertionError(found.size() + " Netty buffer leak(s) reported during " + after + ":\n"

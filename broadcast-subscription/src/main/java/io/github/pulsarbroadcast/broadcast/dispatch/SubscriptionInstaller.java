@@ -5,6 +5,7 @@ import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
@@ -12,6 +13,7 @@ import org.apache.pulsar.broker.service.Dispatcher;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.util.Codec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,8 +60,12 @@ public final class SubscriptionInstaller {
         }
         Map<String, String> properties = new HashMap<>(requestedProperties);
         properties.put(BroadcastMode.KEY, BroadcastMode.BROADCAST);
+        // The subscription may be missing from the topic's map while its cursor exists (a topic that a producer
+        // loaded moments ago on a new owner): stock createSubscription then opens that cursor, and the consumers
+        // attached to it before the move must be treated as reconnecting (the recovery window), not as new ones.
+        boolean cursorExisted = cursorExists(topic, name);
         return topic.createSubscription(name, initialPosition, false, properties)
-                .thenCompose(created -> adopt(topic, (PersistentSubscription) created, false));
+                .thenCompose(created -> adopt(topic, (PersistentSubscription) created, cursorExisted));
     }
 
     private CompletableFuture<Void> adopt(PersistentTopic topic, PersistentSubscription existing, boolean loaded) {
@@ -85,7 +91,7 @@ public final class SubscriptionInstaller {
                     PersistentSubscription raced = topic.getSubscriptions().putIfAbsent(existing.getName(), ours);
                     if (raced == null) {
                         log.info("[{}][{}] Broadcast subscription installed ({})", topic.getName(),
-                                existing.getName(), loaded ? "loaded" : "created");
+                                existing.getName(), loaded ? "existing cursor, recovery window" : "new");
                         return CompletableFuture.completedFuture(null);
                     }
                     ours.broadcastDispatcher().close();
@@ -97,6 +103,11 @@ public final class SubscriptionInstaller {
             }
         }
         return CompletableFuture.failedFuture(new SubscriptionBusyException("Subscription is changing, retry"));
+    }
+
+    private static boolean cursorExists(PersistentTopic topic, String subscription) {
+        return topic.getManagedLedger() instanceof ManagedLedgerImpl
+                && ((ManagedLedgerImpl) topic.getManagedLedger()).getCursors().get(Codec.encode(subscription)) != null;
     }
 
     private static void closeStockDispatcher(PersistentSubscription stock) {
