@@ -49,8 +49,7 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Modes in order: broadcast (one broadcast subscription), subscriptions (one Exclusive"
                     + " subscription each, NTT's baseline), readers (one Reader each), non-persistent (non-persistent"
                     + " topic, one subscription each), split (K broadcast subscriptions of N/K), floor (no broker: a"
-                    + " trivial server writing the same frames at the same rate; --client fleet only). Default: the"
-                    + " first five.")
+                    + " trivial server writing the same frames at the same rate). Default: the first five.")
     List<Mode> modes;
 
     @Option(names = "--message-size", paramLabel = "BYTES", description = "Payload size (default 10240).")

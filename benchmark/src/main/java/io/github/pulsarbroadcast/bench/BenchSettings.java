@@ -178,9 +178,6 @@ public final class BenchSettings implements Cloneable {
             return "--consumers-per-connection, --fleet-threads and --repeat must be positive; --fleet-processes,"
                     + " --connect-rate, --connections-per-address, --baseline-seconds and --late-grace not negative";
         }
-        if (modes.contains(Mode.FLOOR) && !fleet()) {
-            return "the floor mode needs the consumer fleet (--client fleet)";
-        }
         if (!fleet()) {
             return null;
         }

@@ -15,8 +15,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A helper JVM that the benchmark starts (a fleet process, {@code fleet.FleetMain}, or the floor server,
- * {@code floor.FloorMain}), as the benchmark JVM sees it: driven by commands, one a line, on its standard input,
+ * A helper JVM that the benchmark starts (a fleet process, {@code proc.FleetMain}, or the floor server,
+ * {@code proc.FloorMain}), as the benchmark JVM sees it: driven by commands, one a line, on its standard input,
  * heard through the lines on its standard output ({@code status <numbers>} lines, the latest kept; {@code error
  * <text>} lines, the latest kept; every other line queued as a reply), its log and standard error in the results
  * folder.

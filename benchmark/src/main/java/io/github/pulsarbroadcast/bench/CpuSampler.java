@@ -9,10 +9,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * CPU time and resident memory of two groups of processes over one run, sampled every {@value #PERIOD_MS} ms from
- * {@code /proc} ({@link ProcStats}): the broker, and the clients (this JVM with the producer, plus the fleet
- * processes). {@link #cpuSeconds} interpolates between samples, so that CPU can be read for any window of the run
- * (the connect phase, the idle baselines, the measured window from the first measured send to the last delivery).
+ * CPU time and resident memory of three groups of processes over one run, sampled every {@value #PERIOD_MS} ms from
+ * {@code /proc} ({@link ProcStats}): the broker; the consumers (the fleet processes, or this JVM when the stock
+ * Java client runs the consumers here, with the producer); and this JVM when the consumers are elsewhere (producer,
+ * polling, sampling). {@link #cpuSeconds} interpolates between samples, so that CPU can be read for any window of
+ * the run (the connect phase, the idle baselines, the measured window from the first measured send to the last
+ * delivery).
  *
  * <p>Threading: the main thread starts, adds processes and reads; one daemon thread ("bench-cpu-sampler") samples.
  * The sample lists and pid lists are guarded by {@code this} (sample, read) or are copy-on-write (pids);
@@ -21,24 +23,27 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CpuSampler implements AutoCloseable {
 
     /** Which processes. Threading: immutable. */
-    enum Group { BROKER, CLIENTS }
+    enum Group { BROKER, CLIENTS, BENCH }
 
-    private static final long PERIOD_MS = 100;
+    private static final long PERIOD_MS = 200;
 
     private final List<Long> brokerPids = new CopyOnWriteArrayList<>();
     private final List<Long> clientPids = new CopyOnWriteArrayList<>();
+    private final List<Long> benchPids = new CopyOnWriteArrayList<>();
     private final List<long[]> brokerSamples = new ArrayList<>();
     private final List<long[]> clientSamples = new ArrayList<>();
+    private final List<long[]> benchSamples = new ArrayList<>();
     /** Per pid the first CPU reading and the last, so that a process added late or gone stays constant. */
     private final java.util.Map<Long, Long> lastCpuMicros = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicLong peakBrokerRss = new AtomicLong(-1);
     private final ScheduledExecutorService sampler;
 
-    CpuSampler(Long brokerPid) {
+    /** Samples {@code brokerPid} (null: unknown) and this JVM, as a consumer process when {@code consumersHere}. */
+    CpuSampler(Long brokerPid, boolean consumersHere) {
         if (brokerPid != null && ProcStats.available(brokerPid)) {
             brokerPids.add(brokerPid);
         }
-        clientPids.add(ProcessHandle.current().pid());
+        (consumersHere ? clientPids : benchPids).add(ProcessHandle.current().pid());
         sampler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "bench-cpu-sampler");
             t.setDaemon(true);
@@ -68,6 +73,7 @@ final class CpuSampler implements AutoCloseable {
         long now = System.nanoTime();
         brokerSamples.add(new long[] {now, total(brokerPids)});
         clientSamples.add(new long[] {now, total(clientPids)});
+        benchSamples.add(new long[] {now, total(benchPids)});
         for (long pid : brokerPids) {
             peakBrokerRss.accumulateAndGet(ProcStats.rssBytes(pid), Math::max);
         }
@@ -93,7 +99,8 @@ final class CpuSampler implements AutoCloseable {
 
     /** CPU seconds of {@code group} between two {@link System#nanoTime} instants, interpolated between samples. */
     synchronized double cpuSeconds(Group group, long fromNanos, long toNanos) {
-        List<long[]> s = group == Group.BROKER ? brokerSamples : clientSamples;
+        List<long[]> s = group == Group.BROKER ? brokerSamples : group == Group.CLIENTS ? clientSamples
+                : benchSamples;
         return (at(s, toNanos) - at(s, fromNanos)) / 1e6;
     }
 

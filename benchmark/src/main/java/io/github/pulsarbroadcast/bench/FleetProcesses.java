@@ -2,9 +2,9 @@ package io.github.pulsarbroadcast.bench;
 
 import io.github.pulsarbroadcast.bench.core.Deliveries;
 import io.github.pulsarbroadcast.bench.core.Mode;
-import io.github.pulsarbroadcast.bench.fleet.FleetMain;
 import io.github.pulsarbroadcast.bench.fleet.FleetSpec;
 import io.github.pulsarbroadcast.bench.fleet.FleetState;
+import io.github.pulsarbroadcast.bench.proc.FleetMain;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package io.github.pulsarbroadcast.bench;
 
 import io.github.pulsarbroadcast.bench.core.Percentiles;
-import io.github.pulsarbroadcast.bench.floor.FloorMain;
 import io.github.pulsarbroadcast.bench.floor.FloorSpec;
+import io.github.pulsarbroadcast.bench.proc.FloorMain;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

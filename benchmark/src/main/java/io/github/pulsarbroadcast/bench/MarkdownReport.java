@@ -45,9 +45,11 @@ final class MarkdownReport {
                 + " every published message; late ones arrived after the drain ended, within --late-grace. CPU per"
                 + " delivery is user + system CPU over the measured window (first measured send to last delivery)"
                 + " divided by the measured deliveries, idle baselines included (they are in the CPU table); the"
-                + " broker JVM holds ZooKeeper and the bookie too; clients are the benchmark JVM (producer, and with"
-                + " the Java client every consumer) plus the fleet processes. Broker CPU per subscribe: the connect"
-                + " phase's. broker CPU (s) and clients CPU (s) span the first subscribe to the end of the drain.\n");
+                + " broker JVM holds ZooKeeper and the bookie too (with the floor mode: the floor server); clients"
+                + " are the consumers' processes: the fleet processes, or with the Java client the benchmark JVM,"
+                + " which also holds the producer (with the fleet, the benchmark JVM's own CPU is in results.json)."
+                + " Broker CPU per subscribe: the connect phase's. broker CPU (s) and clients CPU (s) span the first"
+                + " subscribe to the end of the drain.\n");
         md.append("\n## CPU and baselines\n\n").append(SummaryTables.cpuTable(results));
         String spread = SummaryTables.repeatTable(results);
         if (!spread.isEmpty()) {

@@ -210,8 +210,14 @@ public final class ModeResult {
         public long entryErrors;
         /** One line on the fleet's layout. */
         public String layout;
-        /** CPU over the measured window, per measured delivery (µs), of every client process together. */
+        /**
+         * CPU over the measured window, per measured delivery (µs), of the consumers' processes: the fleet
+         * processes, or with the stock Java client the benchmark JVM (which also holds the producer).
+         */
         public double cpuUsPerDelivery;
+        /** With the fleet: the benchmark JVM (producer, polling, sampling) from the first subscribe to the end. */
+        public double benchJvmCpuSeconds;
+        public double benchJvmCpuSecondsWindow;
         public double cpuSecondsWindow;
         public double idleCpuPerSecond = -1;
         public double connectedCpuPerSecond = -1;

@@ -78,7 +78,7 @@ final class ModeRun {
 
     ModeResult run() {
         long started = System.nanoTime();
-        RunMeter meter = new RunMeter(broker.pid(), freshBroker);
+        RunMeter meter = new RunMeter(broker.pid(), freshBroker, !s.fleet());
         ClientPool clients = null;
         MessageSource source = null;
         long[] window = new long[2];
@@ -87,7 +87,8 @@ final class ModeRun {
             enter("idle baseline");
             meter.idleBaseline(s.baselineSeconds);
             enter("starting clients");
-            clients = mode == Mode.FLOOR ? null : new ClientPool(broker.serviceUrl(), s.fleet() ? 0 : n, s);
+            boolean producer = mode != Mode.FLOOR;
+            clients = !producer && s.fleet() ? null : new ClientPool(broker.serviceUrl(), s.fleet() ? 0 : n, s);
             result.clients = clients == null ? 0 : clients.size();
             side = startSide(clients, meter);
             meter.connectStarted();

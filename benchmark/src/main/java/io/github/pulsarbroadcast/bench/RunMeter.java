@@ -20,8 +20,8 @@ final class RunMeter implements AutoCloseable {
     private double[] idle;
     private double[] busyIdle;
 
-    RunMeter(Long brokerPid, boolean freshBroker) {
-        this.sampler = new CpuSampler(brokerPid);
+    RunMeter(Long brokerPid, boolean freshBroker, boolean consumersHere) {
+        this.sampler = new CpuSampler(brokerPid, consumersHere);
         this.brokerPid = brokerPid;
         this.freshBroker = freshBroker;
         this.connectStart = System.nanoTime();
@@ -108,6 +108,10 @@ final class RunMeter implements AutoCloseable {
             double w = sampler.cpuSeconds(CpuSampler.Group.CLIENTS, windowFrom, windowTo);
             c.cpuSecondsWindow = ResultCollector.centiseconds(w);
             c.cpuUsPerDelivery = perUnit(w, deliveries);
+        }
+        c.benchJvmCpuSeconds = cpu(CpuSampler.Group.BENCH, connectStart, end);
+        if (window) {
+            c.benchJvmCpuSecondsWindow = cpu(CpuSampler.Group.BENCH, windowFrom, windowTo);
         }
         c.idleCpuPerSecond = idle == null ? -1 : round3(idle[1]);
         c.connectedCpuPerSecond = busyIdle == null ? -1 : round3(busyIdle[1]);

@@ -26,9 +26,9 @@ final class SummaryTables {
     static String cpuTable(List<ModeResult> results) {
         StringBuilder t = new StringBuilder("| mode | client | consumers | run | window (s) | measured deliveries"
                 + " | deliveries/s | broker CPU in window (s) | broker baseline idle / connected (CPU s/s)"
-                + " | clients CPU in window (s) | clients baseline idle / connected (CPU s/s) | send lag P99 / max (ms)"
-                + " | achieved rate (msg/s) | layout |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
-                + "|---|\n");
+                + " | clients CPU in window (s) | clients baseline idle / connected (CPU s/s)"
+                + " | benchmark JVM CPU in window (s) | send lag P99 / max (ms) | achieved rate (msg/s) | layout |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ModeResult r : results) {
             if (r.window == null) {
                 continue;
@@ -37,12 +37,14 @@ final class SummaryTables {
             ModeResult.ClientUsage c = r.client;
             ModeResult.Delivery d = r.delivery;
             t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %.1f | %,d | %,.0f | %s | %s | %s | %s | %s"
-                    + " | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
+                    + " | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
                     r.window.deliveries, r.window.seconds > 0 ? r.window.deliveries / r.window.seconds : 0,
                     b == null ? NONE : String.format(Locale.ROOT, "%.2f", b.cpuSecondsWindow),
                     b == null ? NONE : baseline(b.idleCpuPerSecond, b.connectedCpuPerSecond),
                     c == null ? NONE : String.format(Locale.ROOT, "%.2f", c.cpuSecondsWindow),
                     c == null ? NONE : baseline(c.idleCpuPerSecond, c.connectedCpuPerSecond),
+                    c == null || !"fleet".equals(r.clientKind) ? NONE
+                            : String.format(Locale.ROOT, "%.2f", c.benchJvmCpuSecondsWindow),
                     d == null || d.sendLag == null ? NONE : d.sendLag.p99 + " / " + d.sendLag.max,
                     d == null ? NONE : String.format(Locale.ROOT, "%.2f", d.achievedRate),
                     c == null || c.layout == null ? "stock client" : c.layout));

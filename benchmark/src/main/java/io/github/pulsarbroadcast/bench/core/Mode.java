@@ -24,7 +24,7 @@ public enum Mode {
     SPLIT("split", true, true, true, "K broadcast subscriptions of N/K consumers"),
     /**
      * No broker at all: a trivial server in a JVM of its own writes the same MESSAGE frames at the same rate to every
-     * consumer and reads their acknowledgements (the machine's floor for the workload; the consumer fleet only).
+     * consumer and reads their acknowledgements (the machine's floor for the workload).
      */
     FLOOR("floor", false, false, false, "no broker: a trivial server writing the frames (the machine's floor)");
 

@@ -141,7 +141,7 @@ final class ClientGroup {
         return new InetSocketAddress(uri.getHost(), uri.getPort());
     }
 
-    /** Runs {@code then} with the group's connection to {@code address} (via {@code proxyTarget}), opened if need be. */
+    /** Runs {@code then} with the group's connection to {@code address} (via {@code proxyTarget}), opened if needed. */
     private void withChannel(SimConsumer c, InetSocketAddress address, String proxyTarget,
             Consumer<FleetHandler> then) {
         String key = address + (proxyTarget == null ? "" : " via " + proxyTarget);

@@ -40,13 +40,13 @@ import org.apache.pulsar.common.protocol.Commands;
  * {@code connectConcurrency} in flight), pauses and resumes the backlog group, closes everything, and writes the
  * trackers, histograms and counters for the benchmark JVM ({@link #writeState}).
  *
- * <p>Threading: the control thread ({@link FleetMain}) calls the public-to-the-package methods; one connector thread
+ * <p>Threading: the control thread (the fleet process's main) calls the public methods; one connector thread
  * starts the subscribes; the consumers live on the Netty event loops. Counters are atomics and {@link LongAdder}s,
  * {@link #phaseStartNanos} and {@link #closing} are volatile (written under the monitor, by {@link #connectAll} and
  * {@link #close}, which also guards {@link #connector}), the resolved-address cache is concurrent; the rest is
  * final.
  */
-final class FleetEngine {
+public final class FleetEngine {
 
     private final FleetSpec spec;
     private final ConsumerTracker[] trackers;
@@ -74,7 +74,10 @@ final class FleetEngine {
     private volatile boolean closing;
     private Thread connector;
 
-    FleetEngine(FleetSpec spec) {
+    /** The client version the simulated consumers announce in CONNECT. */
+    static final String CLIENT_VERSION = "pulsar-broadcast-fleet";
+
+    public FleetEngine(FleetSpec spec) {
         this.spec = spec;
         this.trackers = new ConsumerTracker[spec.consumers];
         for (int i = 0; i < spec.consumers; i++) {
@@ -108,7 +111,7 @@ final class FleetEngine {
         return spec;
     }
 
-    Deliveries deliveries() {
+    public Deliveries deliveries() {
         return deliveries;
     }
 
@@ -158,7 +161,7 @@ final class FleetEngine {
     }
 
     /** Starts subscribing every consumer; connect times count from {@code startNanos} (the benchmark JVM's clock). */
-    synchronized void connectAll(long startNanos) {
+    public synchronized void connectAll(long startNanos) {
         if (connector != null) {
             return;
         }
@@ -195,12 +198,12 @@ final class FleetEngine {
     }
 
     /** Pauses the consumers of the backlog experiment's pause group. */
-    void pause() {
+    public void pause() {
         forPauseGroup(true);
     }
 
     /** Resumes them; each must then catch up with every message up to {@code targetSeq}. */
-    void resume(int targetSeq) {
+    public void resume(int targetSeq) {
         deliveries.startCatchUp(targetSeq);
         forPauseGroup(false);
     }
@@ -218,7 +221,7 @@ final class FleetEngine {
      * Closes every consumer on the broker and waits for the answers (at most {@code seconds}), then every
      * connection and the event loops. Returns the consumers that did not confirm.
      */
-    synchronized int close(long seconds) throws InterruptedException {
+    public synchronized int close(long seconds) throws InterruptedException {
         if (closing) {
             return consumers.length - closed.get();
         }
@@ -239,6 +242,11 @@ final class FleetEngine {
         }
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
         return consumers.length - closed.get();
+    }
+
+    /** Consumers subscribed at least once so far. */
+    public int connectedCount() {
+        return connected.get();
     }
 
     void consumerConnected() {
@@ -268,18 +276,18 @@ final class FleetEngine {
     }
 
     /** The counters the benchmark JVM polls, as one status line. */
-    String status() {
+    public String status() {
         return String.format("status %d %d %d %d %d %d %d %d %d", connected.get(), failed.get(),
                 deliveries.firstReceipts(), deliveries.allReceipts(), deliveries.lastReceiptNanos(),
                 deliveries.catchingUp(), deliveries.latency().liveP99(), reconnects.sum(), entryErrors.sum());
     }
 
-    String firstError() {
+    public String firstError() {
         return firstError.get();
     }
 
     /** Writes every tracker, the histograms, the fan-out and the counters to {@code file} ({@link FleetState}). */
-    void writeState(Path file) throws IOException {
+    public void writeState(Path file) throws IOException {
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(file),
                 1 << 16))) {
             FleetState.write(out, trackers, deliveries, reconnects.sum(), entryErrors.sum(),

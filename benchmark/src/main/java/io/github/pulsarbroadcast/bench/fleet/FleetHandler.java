@@ -87,7 +87,7 @@ final class FleetHandler extends PulsarHandler {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         super.channelActive(ctx);
-        ctx.writeAndFlush(Commands.newConnect("none", (String) null, FleetMain.CLIENT_VERSION, proxyTarget));
+        ctx.writeAndFlush(Commands.newConnect("none", (String) null, FleetEngine.CLIENT_VERSION, proxyTarget));
     }
 
     @Override

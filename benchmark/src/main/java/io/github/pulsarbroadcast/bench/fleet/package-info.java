@@ -1,6 +1,6 @@
 /**
- * The consumer fleet: simulated Pulsar consumers in a JVM of their own ({@link
- * io.github.pulsarbroadcast.bench.fleet.FleetMain}), speaking the binary protocol over Netty with pulsar-common's
+ * The consumer fleet: simulated Pulsar consumers ({@link io.github.pulsarbroadcast.bench.fleet.FleetEngine}, run in a
+ * JVM of its own by {@code bench.proc.FleetMain}), speaking the binary protocol over Netty with pulsar-common's
  * own protocol code (encoding by {@code Commands}, frames and commands parsed by {@code PulsarDecoder}, message
  * metadata by {@code Commands.parseMessageMetadata}). Each behaves like a stock consumer: lookup, CONNECT once per
  * connection, SUBSCRIBE with the mode's type and properties and a unique name, FLOW refilled at half the receiver
@@ -9,6 +9,6 @@
  * io.github.pulsarbroadcast.bench.core.Deliveries}), shipped to the benchmark JVM as a {@link
  * io.github.pulsarbroadcast.bench.fleet.FleetState}.
  *
- * <p>Depends on {@code bench.core} only; the benchmark's {@code bench} package starts and drives the processes.
+ * <p>Depends on {@code bench.core} only; {@code bench.proc} runs it, the {@code bench} package drives the processes.
  */
 package io.github.pulsarbroadcast.bench.fleet;

@@ -47,7 +47,7 @@ import org.apache.pulsar.common.protocol.Commands;
  * {@link FloorHandler}s live on their event loops; the status thread reads the counters ({@link #maxLag} under the
  * monitor).
  */
-final class FloorServer {
+public final class FloorServer {
 
     private final FloorSpec spec;
     private final EventLoopGroup loops;
@@ -69,10 +69,11 @@ final class FloorServer {
     private volatile long lastSendNanos;
     private volatile long firstMeasuredSendNanos;
     private volatile ScheduledFuture<?> task;
-    /** The largest send lag so far (ms); guarded by {@code this}. */
+    /** The largest send lag so far (ms) and the interval histogram to recycle; guarded by {@code this}. */
     private long maxLag;
+    private org.HdrHistogram.Histogram lagInterval;
 
-    FloorServer(FloorSpec spec) throws InterruptedException {
+    public FloorServer(FloorSpec spec) throws InterruptedException {
         this.spec = spec;
         this.entries = new AtomicReferenceArray<>(spec.totalMessages);
         this.payload = new byte[spec.messageSize];
@@ -100,7 +101,7 @@ final class FloorServer {
         this.serviceUrl = "pulsar://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort();
     }
 
-    String serviceUrl() {
+    public String serviceUrl() {
         return serviceUrl;
     }
 
@@ -131,7 +132,7 @@ final class FloorServer {
     }
 
     /** Starts publishing now; returns the start ({@link System#nanoTime}). */
-    long start() {
+    public long start() {
         startNanos = System.nanoTime();
         task = scheduler.scheduleAtFixedRate(this::publishNext, 0, periodNanos, TimeUnit.NANOSECONDS);
         return startNanos;
@@ -170,14 +171,14 @@ final class FloorServer {
     }
 
     /** Stops publishing (what has not been published never will be). */
-    void stop() {
+    public void stop() {
         if (task != null) {
             task.cancel(false);
         }
     }
 
     /** True once the last message is out (or {@link #stop} was called). */
-    boolean done() {
+    public boolean done() {
         return published >= spec.totalMessages - 1 || (task != null && task.isCancelled());
     }
 
@@ -185,17 +186,18 @@ final class FloorServer {
      * {@code status published lastSendNanos firstMeasuredSendNanos lagMaxMs connections subscribed acks
      * startNanos}: the counters for the benchmark JVM.
      */
-    String status() {
+    public String status() {
         return String.format("status %d %d %d %d %d %d %d %d", published + 1, lastSendNanos, firstMeasuredSendNanos,
                 lagMax(), connections.size(), subscribed.get(), acks.sum(), startNanos);
     }
 
     private synchronized long lagMax() {
-        maxLag = Math.max(maxLag, lag.getIntervalHistogram().getMaxValue());
+        lagInterval = lag.getIntervalHistogram(lagInterval);
+        maxLag = Math.max(maxLag, lagInterval.getMaxValue());
         return maxLag;
     }
 
-    void close() {
+    public void close() {
         scheduler.shutdownNow();
         server.close();
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);

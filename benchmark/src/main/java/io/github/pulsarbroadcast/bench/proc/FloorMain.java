@@ -1,5 +1,7 @@
-package io.github.pulsarbroadcast.bench.floor;
+package io.github.pulsarbroadcast.bench.proc;
 
+import io.github.pulsarbroadcast.bench.floor.FloorServer;
+import io.github.pulsarbroadcast.bench.floor.FloorSpec;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -11,10 +13,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Entry point of the floor server's JVM ({@code FloorMain <spec.json>}), started by the benchmark JVM for the floor
- * mode. It prints {@code service URL: pulsar://127.0.0.1:<port>} once it listens, then a status line every
- * {@code statusIntervalMs} ({@link FloorServer#status}), and {@code done} once the last message is out. Commands on
- * standard input: {@code start} (answered {@code started <startNanos>}), {@code stop}, and {@code exit} or the end of
- * standard input.
+ * mode. It warms its JIT up first ({@link WarmUp}), then prints {@code service URL: pulsar://127.0.0.1:<port>} once
+ * it listens, then a status line every {@code statusIntervalMs} ({@link FloorServer#status}), and {@code done} once
+ * the last message is out. Commands on standard input: {@code start} (answered {@code started <startNanos>}),
+ * {@code stop}, and {@code exit} or the end of standard input.
  *
  * <p>Threading: the main thread reads commands; one daemon thread prints the status; {@link PrintStream} methods
  * synchronize.
@@ -30,6 +32,7 @@ public final class FloorMain {
             System.exit(2);
         }
         FloorSpec spec = FloorSpec.read(Path.of(args[0]));
+        WarmUp.run("floor", 10);
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         FloorServer server = new FloorServer(spec);
         out.println("service URL: " + server.serviceUrl());

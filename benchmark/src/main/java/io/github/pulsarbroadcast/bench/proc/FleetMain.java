@@ -1,5 +1,7 @@
-package io.github.pulsarbroadcast.bench.fleet;
+package io.github.pulsarbroadcast.bench.proc;
 
+import io.github.pulsarbroadcast.bench.fleet.FleetEngine;
+import io.github.pulsarbroadcast.bench.fleet.FleetSpec;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -11,7 +13,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Entry point of a fleet process ({@code FleetMain <spec.json>}), started by the benchmark JVM. It reads commands,
+ * Entry point of a fleet process ({@code FleetMain <spec.json>}), started by the benchmark JVM. It first warms its JIT
+ * up ({@link WarmUp}), then prints {@code ready} and reads commands,
  * one a line, on standard input and answers on standard output, where it also prints its counters every
  * {@code statusIntervalMs} ({@code status connected failed firstReceipts allReceipts lastReceiptNanos catchingUp
  * liveP99Ms reconnects entryErrors}):
@@ -30,9 +33,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class FleetMain {
 
-    /** The client version the simulated consumers announce in CONNECT. */
-    static final String CLIENT_VERSION = "pulsar-broadcast-fleet";
-
     private final FleetEngine engine;
     private final PrintStream out;
     private String reportedError;
@@ -49,6 +49,7 @@ public final class FleetMain {
         }
         FleetSpec spec = FleetSpec.read(Path.of(args[0]));
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        WarmUp.run(spec.mode, spec.receiverQueue);
         FleetMain main = new FleetMain(new FleetEngine(spec), out);
         out.println("ready");
         System.exit(main.run(spec.statusIntervalMs));
