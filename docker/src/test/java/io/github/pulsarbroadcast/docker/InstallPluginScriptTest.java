@@ -227,6 +227,53 @@ public class InstallPluginScriptTest {
         assertTrue(help.output.contains("--uninstall"), help.output);
     }
 
+    /** A directory that is not a Pulsar installation is refused with its reason, and nothing is written there. */
+    public void refusesADirectoryThatIsNotAPulsarInstallation() throws Exception {
+        Path notPulsar = home.resolve("not-pulsar");
+        Files.createDirectories(notPulsar.resolve("conf"));
+        Files.writeString(notPulsar.resolve("conf/broker.conf"), BROKER_CONF);
+        Map<String, String> before = snapshot();
+        Build.Result noLib = script(notPulsar.toString());
+        assertEquals(noLib.exitCode, 1, noLib.toString());
+        assertTrue(noLib.output.contains("is not a Pulsar installation (no lib/ directory)"), noLib.output);
+        assertEquals(snapshot(), before, "a refused run changed files");
+
+        Files.createDirectories(notPulsar.resolve("lib"));
+        Files.delete(notPulsar.resolve("conf/broker.conf"));
+        before = snapshot();
+        Build.Result noConf = script(notPulsar.toString());
+        assertEquals(noConf.exitCode, 1, noConf.toString());
+        assertTrue(noConf.output.contains("no configuration file " + notPulsar + "/conf/broker.conf"),
+                noConf.output);
+
+        Build.Result file = script(home.resolve("conf/broker.conf").toString());
+        assertEquals(file.exitCode, 1, file.toString());
+        assertTrue(file.output.contains("is not a Pulsar installation"), file.output);
+        assertEquals(snapshot(), before, "a refused run changed files");
+    }
+
+    /** --uninstall where the plugin is not installed changes nothing, once or twice. */
+    public void uninstallWithoutAnInstallChangesNothing() throws Exception {
+        Map<String, String> original = snapshot();
+        for (int run = 0; run < 2; run++) {
+            Build.Result r = script("--uninstall", home.toString());
+            assertEquals(r.exitCode, 0, r.toString());
+            assertTrue(r.output.contains("conf/broker.conf: already up to date"), r.output);
+            assertEquals(snapshot(), original);
+        }
+    }
+
+    /** install, --uninstall, install: the second install leaves exactly what the first one did. */
+    public void installAfterAnUninstallIsAFreshInstall() throws Exception {
+        assertEquals(script(home.toString()).exitCode, 0);
+        Map<String, String> installed = snapshot();
+        assertEquals(script("--uninstall", home.toString()).exitCode, 0);
+        Build.Result again = script(home.toString());
+        assertEquals(again.exitCode, 0, again.toString());
+        assertEquals(snapshot(), installed);
+        assertTrue(again.output.contains("is installed"), again.output);
+    }
+
     /** apply-config-from-env.py reads "#key=value" comments as keys: added comments have no other '='. */
     public void addedCommentsAreNotTakenForKeys() throws Exception {
         assertEquals(script(home.toString()).exitCode, 0);
