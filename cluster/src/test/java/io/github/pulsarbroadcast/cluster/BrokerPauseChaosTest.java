@@ -29,6 +29,10 @@ public class BrokerPauseChaosTest extends ChaosTestBase {
         try {
             await("the other broker owning the topic").atMost(Duration.ofSeconds(SESSION_TIMEOUT_SECONDS + 60))
                     .pollInterval(Duration.ofSeconds(1)).until(() -> other.equals(owner()));
+            // Longer than the session time-out by a margin, whenever the other broker took over.
+            await("a pause of the session time-out and 5 s").atMost(Duration.ofSeconds(SESSION_TIMEOUT_SECONDS + 10))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> Millis.now() - mark.timeMs >= (SESSION_TIMEOUT_SECONDS + 5) * 1000);
         } finally {
             resumedAt = Millis.now();
             cluster.resume(owner);

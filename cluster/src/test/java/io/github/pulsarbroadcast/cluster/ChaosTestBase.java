@@ -144,8 +144,18 @@ abstract class ChaosTestBase {
      */
     protected FaultFigures observe(String fault, FaultFigures.Mark mark, int seconds, int catchUpSeconds,
                                    int lossFrom) {
+        return observe(fault, mark, publisher.issued(), seconds, catchUpSeconds, lossFrom);
+    }
+
+    /**
+     * {@link #observe(String, FaultFigures.Mark, int, int, int)} with the first message that counts as published
+     * after the fault given: for a fault that a command brings about while it runs (a graceful restart), the
+     * message issued when the command began.
+     */
+    protected FaultFigures observe(String fault, FaultFigures.Mark mark, int after, int seconds, int catchUpSeconds,
+                                   int lossFrom) {
         String failure = null;
-        int after = publisher.issued();
+        mark.faultSeq = after;
         int last;
         try {
             await("every consumer receiving again").atMost(Duration.ofSeconds(seconds))

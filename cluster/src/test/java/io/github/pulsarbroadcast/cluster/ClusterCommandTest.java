@@ -33,7 +33,6 @@ import org.testng.annotations.Test;
 public class ClusterCommandTest {
 
     private final ClusterCommand cluster = ClusterCommand.inTarget("command");
-    private final List<Long> pids = new ArrayList<>();
 
     @BeforeClass(alwaysRun = true, timeOut = 600_000)
     public void up() {
@@ -43,9 +42,17 @@ public class ClusterCommandTest {
 
     @AfterClass(alwaysRun = true, timeOut = 300_000)
     public void down() throws Exception {
+        List<Long> running = new ArrayList<>();
+        for (String node : cluster.env().get("NODES").split(",")) {
+            Path pidFile = cluster.dir().resolve(node).resolve("pid");
+            if (cluster.alive(node)) {
+                running.add(Long.parseLong(Files.readString(pidFile).trim()));
+            }
+        }
         ClusterCommand.Result r = cluster.down();
         assertEquals(r.exitCode, 0, r.toString());
-        for (long pid : pids) {
+        assertEquals(running.size(), 6, "processes running before down: " + running);
+        for (long pid : running) {
             assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pid " + pid + " lives on");
         }
     }
@@ -60,7 +67,6 @@ public class ClusterCommandTest {
             assertTrue(line.contains(" running "), line);
             Path pidFile = cluster.dir().resolve(node).resolve("pid");
             long pid = Long.parseLong(Files.readString(pidFile).trim());
-            pids.add(pid);
             assertTrue(line.contains(" " + pid + " "), line);
             assertTrue(Files.exists(cluster.log(node)), "no log " + cluster.log(node));
             if (node.startsWith("broker-")) {

@@ -82,6 +82,20 @@ final class Fleet implements AutoCloseable {
         return min;
     }
 
+    /** The lowest {@link Recorder#max()} over the fleet: every consumer has received this message or a later one. */
+    int everyoneReached() {
+        int min = Integer.MAX_VALUE;
+        for (Recorder r : recorders) {
+            min = Math.min(min, r.max());
+        }
+        return min;
+    }
+
+    /** {@link Recorder#rebase()} on every consumer. */
+    void rebase() {
+        recorders.forEach(Recorder::rebase);
+    }
+
     /** How many consumers have received a message numbered {@code seq} or higher. */
     int receivedAtLeast(int seq) {
         int n = 0;

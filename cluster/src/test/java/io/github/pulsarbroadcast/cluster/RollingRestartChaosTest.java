@@ -24,7 +24,8 @@ public class RollingRestartChaosTest extends ChaosTestBase {
             FaultFigures.Mark mark = mark();
             cluster.restart(broker);
             observe("graceful restart of " + broker + (broker.equals(owner) ? " (the owner)" : " (not the owner)"),
-                    mark, RESTART_RECOVERY_SECONDS, 120, 0).assertBounds(RESTART_RECOVERY_SECONDS, MAX_DUPLICATES);
+                    mark, mark.seq, RESTART_RECOVERY_SECONDS, 120, 0)
+                    .assertBounds(RESTART_RECOVERY_SECONDS, MAX_DUPLICATES);
             awaitMarkDeleteFollowing(GRACE_SECONDS + 60);
         }
         FaultFigures.measure("rolling restart of every broker", all, fleet, publisher, 0, awaitCaughtUp(120)).print()
