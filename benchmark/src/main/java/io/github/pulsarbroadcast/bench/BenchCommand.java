@@ -82,7 +82,8 @@ public final class BenchCommand implements Callable<Integer> {
     String client;
 
     @Option(names = "--consumers-per-connection", paramLabel = "K", description = "Fleet: consumers sharing one"
-            + " connection; 1 is one device per connection, more is a gateway or proxy (default 1).")
+            + " connection; 1 is one device per connection, more is a gateway or proxy; 0 = 1 where the broker's"
+            + " open-file limit allows, else the smallest of 10, 100, ... that fits (default 1).")
     Integer consumersPerConnection;
 
     @Option(names = "--connect-rate", paramLabel = "PER_S", description = "Subscribes started per second, over all"
@@ -131,6 +132,22 @@ public final class BenchCommand implements Callable<Integer> {
             + " missing, keep counting for this long: those are reported as arrived late, the rest as lost"
             + " (default 5).")
     Integer lateGrace;
+
+    @Option(names = "--capacity-rates", split = ",", paramLabel = "MSG/S", description = "A capacity run: publish"
+            + " at each rate in turn on the same consumers (--step-seconds each) until a step's P99 passes"
+            + " --capacity-p99 or its deliveries fall behind; reports the highest sustained deliveries per second.")
+    List<Double> capacityRates;
+
+    @Option(names = "--step-seconds", paramLabel = "SECONDS", description = "Length of a capacity step (default 30).")
+    Integer stepSeconds;
+
+    @Option(names = "--capacity-p99", paramLabel = "MS", description = "A capacity step fails above this P99 (default"
+            + " 1000).")
+    Long capacityP99;
+
+    @Option(names = "--stock-max-consumers", paramLabel = "N", description = "Run the modes without the plugin only up"
+            + " to N consumers; 0 = always (default 0; the capacity preset: 10000).")
+    Integer stockMaxConsumers;
 
     @Option(names = "--receiver-queue", paramLabel = "N", description = "Each consumer's receiver queue (default 10).")
     Integer receiverQueue;
@@ -244,6 +261,11 @@ public final class BenchCommand implements Callable<Integer> {
         problems.forEach(p -> System.err.println("warning: " + p));
         System.out.println();
         System.out.print(MarkdownReport.table(results));
+        String capacity = SummaryTables.capacitySummary(results);
+        if (!capacity.isEmpty()) {
+            System.out.println();
+            System.out.print(capacity);
+        }
         String backlog = MarkdownReport.backlogTable(results);
         if (!backlog.isEmpty()) {
             System.out.println();
@@ -323,6 +345,10 @@ public final class BenchCommand implements Callable<Integer> {
         set(repeat, v -> s.repeat = v);
         set(baselineSeconds, v -> s.baselineSeconds = v);
         set(lateGrace, v -> s.lateGraceSeconds = v);
+        set(capacityRates, v -> s.capacityRates = v);
+        set(stepSeconds, v -> s.capacityStepSeconds = v);
+        set(capacityP99, v -> s.capacityP99Ms = v);
+        set(stockMaxConsumers, v -> s.stockMaxConsumers = v);
     }
 
     private void applyBrokerOptions(BenchSettings s) {

@@ -65,6 +65,10 @@ final class BenchRunner {
             return ModeResult.skipped(mode, n, subscriptions, "needs the broadcast plugin; --broker stock runs a"
                     + " broker without it");
         }
+        if (!mode.needsPlugin() && mode != Mode.FLOOR && s.stockMaxConsumers > 0 && n > s.stockMaxConsumers) {
+            return ModeResult.skipped(mode, n, subscriptions, String.format("modes without the plugin run up to %,d"
+                    + " consumers here (--stock-max-consumers)", s.stockMaxConsumers));
+        }
         Integer failed = failedAt.get(mode);
         if (failed != null && s.skipAfterFailure) {
             return ModeResult.skipped(mode, n, subscriptions, String.format("failed at %,d consumers"

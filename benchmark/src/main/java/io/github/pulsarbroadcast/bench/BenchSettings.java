@@ -43,7 +43,10 @@ public final class BenchSettings implements Cloneable {
 
     /** Who simulates the consumers: {@code java} (stock Java client, in this JVM) or {@code fleet}. */
     public String client = "java";
-    /** Fleet: simulated consumers sharing one connection (1: each its own, as separate devices). */
+    /**
+     * Fleet: simulated consumers sharing one connection (1: each its own, as separate devices; 0: one each where the
+     * broker's open-file limit allows, else the smallest of 10, 100, 1,000, ... that fits).
+     */
     public int consumersPerConnection = 1;
     /** Subscribes started per second over all consumers; 0 = as fast as {@link #connectConcurrency} allows. */
     public double connectRate;
@@ -66,6 +69,17 @@ public final class BenchSettings implements Cloneable {
     public int baselineSeconds = 3;
     /** After a drain that ended with deliveries missing, how long late arrivals are still counted apart. */
     public int lateGraceSeconds = 5;
+    /**
+     * Capacity runs: publish rates (msg/s) stepped up one after the other on the same consumers, until a step's P99
+     * passes {@link #capacityP99Ms} or its deliveries fall behind; null for a normal run.
+     */
+    public List<Double> capacityRates;
+    public int capacityStepSeconds = 30;
+    public long capacityP99Ms = 1_000;
+    /** After a step's last send, how long its deliveries may still arrive before the step is judged. */
+    public int capacitySettleSeconds = 5;
+    /** Modes without the plugin run only up to this many consumers; 0 = no limit. */
+    public int stockMaxConsumers;
     public int receiverQueue = 10;
     /** 0 sends every acknowledgement at once (the client then keeps no per-consumer flush timer). */
     public int ackGroupMillis;
@@ -121,6 +135,7 @@ public final class BenchSettings implements Cloneable {
             p.baselineSeconds = 0;
             p.lateGraceSeconds = 0;
             p.repeat = 1;
+            p.capacityRates = null;
             p.drainTimeoutSeconds = Math.min(drainTimeoutSeconds, 30);
             p.drainIdleSeconds = Math.min(drainIdleSeconds, 5);
             p.progress = false;
@@ -130,14 +145,31 @@ public final class BenchSettings implements Cloneable {
         }
     }
 
-    /** Number of messages published per run: warm-up plus measured. */
+    /** True for a capacity run ({@link #capacityRates}). */
+    public boolean capacity() {
+        return capacityRates != null && !capacityRates.isEmpty();
+    }
+
+    /** Messages in capacity step {@code k} (0-based). */
+    public int capacityStepMessages(int k) {
+        return (int) Math.max(1, Math.round(capacityRates.get(k) * capacityStepSeconds));
+    }
+
+    /** Number of messages published per run: warm-up plus measured (every step's, in a capacity run). */
     public int totalMessages() {
+        if (capacity()) {
+            int total = 0;
+            for (int k = 0; k < capacityRates.size(); k++) {
+                total += capacityStepMessages(k);
+            }
+            return total;
+        }
         return warmupMessages() + (int) Math.round(durationSeconds * rate);
     }
 
-    /** Messages published during the warm-up; their latency is not recorded. */
+    /** Messages published during the warm-up; their latency is not recorded (none in a capacity run). */
     public int warmupMessages() {
-        return (int) Math.round(warmupSeconds * rate);
+        return capacity() ? 0 : (int) Math.round(warmupSeconds * rate);
     }
 
     /** True when the broker is a JVM that this tool starts. */
@@ -173,10 +205,18 @@ public final class BenchSettings implements Cloneable {
         if (!client.equals("java") && !client.equals("fleet")) {
             return "--client is 'java' or 'fleet'";
         }
-        if (consumersPerConnection < 1 || fleetProcesses < 0 || fleetThreads < 1 || connectRate < 0
+        if (consumersPerConnection < 0 || fleetProcesses < 0 || fleetThreads < 1 || connectRate < 0
                 || connectionsPerAddress < 0 || repeat < 1 || baselineSeconds < 0 || lateGraceSeconds < 0) {
-            return "--consumers-per-connection, --fleet-threads and --repeat must be positive; --fleet-processes,"
+            return "--fleet-threads and --repeat must be positive; --consumers-per-connection, --fleet-processes,"
                     + " --connect-rate, --connections-per-address, --baseline-seconds and --late-grace not negative";
+        }
+        if (capacity() && modes.contains(Mode.FLOOR)) {
+            return "the floor server publishes at one rate: no floor mode in a capacity run";
+        }
+        if (capacity() && (capacityRates.stream().anyMatch(r -> r <= 0) || capacityStepSeconds < 1
+                || capacityP99Ms < 1 || capacitySettleSeconds < 0 || pauseFraction > 0)) {
+            return "--capacity-rates must be positive, --step-seconds and --capacity-p99 too; no pause in a capacity"
+                    + " run";
         }
         if (!fleet()) {
             return null;

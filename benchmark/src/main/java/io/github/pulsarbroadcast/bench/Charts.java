@@ -50,6 +50,10 @@ final class Charts {
         }
         save(() -> againstN(results, true), dir, "p99-vs-consumers", files, problems);
         save(() -> againstN(results, false), dir, "connect-vs-consumers", files, problems);
+        for (int n : consumerCounts(results)) {
+            save(() -> overRun(results, n), dir, "latency-over-run-N" + n, files, problems);
+        }
+        save(() -> capacity(results), dir, "capacity-p99", files, problems);
         return files;
     }
 
@@ -138,6 +142,52 @@ final class Charts {
         });
         chart.getStyler().setXAxisDecimalPattern("#,###");
         return chart;
+    }
+
+    /**
+     * Per measured message, the time until the last consumer had it, against its intended send time, one series per
+     * run at {@code n} (mode, and the repetition when there are several); null when no run has the points.
+     */
+    static XYChart overRun(List<ModeResult> results, int n) {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+                .title(String.format(Locale.ROOT, "Worst fan-out per message over the run, %,d consumers", n))
+                .xAxisTitle("intended send time (s from the first measured message)")
+                .yAxisTitle("time until the last consumer had it (ms)").build();
+        style(chart.getStyler());
+        int series = 0;
+        for (ModeResult r : results) {
+            if (r.consumers != n || r.latency == null || r.latency.overRun.isEmpty()) {
+                continue;
+            }
+            double[] xs = r.latency.overRun.stream().mapToDouble(p -> p[0]).toArray();
+            double[] ys = r.latency.overRun.stream().mapToDouble(p -> p[1]).toArray();
+            String name = r.mode.cliName() + (r.clientKind == null ? "" : " (" + r.clientKind + ")")
+                    + (r.repeat > 0 ? " #" + (r.repeat + 1) : "");
+            chart.addSeries(name, xs, ys).setMarker(SeriesMarkers.CIRCLE);
+            series++;
+        }
+        return series == 0 ? null : chart;
+    }
+
+    /** Each capacity run's steps: P99 against the deliveries per second reached; null without capacity runs. */
+    static XYChart capacity(List<ModeResult> results) {
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+                .title("Capacity: P99 end-to-end latency against deliveries per second")
+                .xAxisTitle("deliveries per second").yAxisTitle("P99 latency (ms)").build();
+        style(chart.getStyler());
+        int series = 0;
+        for (ModeResult r : results) {
+            if (r.capacity == null || r.capacity.isEmpty()) {
+                continue;
+            }
+            double[] xs = r.capacity.stream().mapToDouble(c -> c.deliveriesPerSecond).toArray();
+            double[] ys = r.capacity.stream().mapToDouble(c -> c.endToEnd.p99).toArray();
+            chart.addSeries(String.format(Locale.ROOT, "%s %,d", r.mode.cliName(), r.consumers), xs, ys)
+                    .setMarker(SeriesMarkers.CIRCLE);
+            series++;
+        }
+        chart.getStyler().setXAxisDecimalPattern("#,###");
+        return series == 0 ? null : chart;
     }
 
     private static void style(AxesChartStyler styler) {

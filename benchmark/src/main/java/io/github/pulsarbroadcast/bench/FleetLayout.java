@@ -59,15 +59,28 @@ final class FleetLayout {
      * limit needs) and {@code --connections-per-address} (0: as many as one address's ephemeral ports allow).
      */
     static FleetLayout of(BenchSettings s, int n) {
-        int k = Math.max(1, s.consumersPerConnection);
         long limit = OsLimits.openFiles();
         long perProcess = OsLimits.connectionsWithin(limit);
+        int k = s.consumersPerConnection > 0 ? s.consumersPerConnection : autoPerConnection(n, s.broker
+                == BenchSettings.BrokerKind.EXTERNAL ? -1 : perProcess);
         int connections = (n + k - 1) / k;
         int processes = s.fleetProcesses > 0 ? s.fleetProcesses
                 : (int) Math.max(1, (connections + perProcess - 1) / Math.max(1, perProcess));
         int perAddress = s.connectionsPerAddress > 0 ? s.connectionsPerAddress
                 : connections > SourceAddresses.defaultPerAddress() ? SourceAddresses.defaultPerAddress() : 0;
         return new FleetLayout(n, k, processes, perAddress, limit);
+    }
+
+    /**
+     * {@code --consumers-per-connection 0}: 1 when {@code n} connections fit {@code brokerMax}, else the smallest of
+     * 10, 100, 1,000, ... that makes them fit.
+     */
+    static int autoPerConnection(int n, long brokerMax) {
+        int k = 1;
+        while (brokerMax > 0 && (n + k - 1) / k > brokerMax && k < n) {
+            k *= 10;
+        }
+        return k;
     }
 
     /** Connections of the busiest fleet process. */

@@ -55,6 +55,11 @@ final class MarkdownReport {
         if (!spread.isEmpty()) {
             md.append("\n## Repeated runs (--repeat): median and range\n\n").append(spread);
         }
+        String capacity = SummaryTables.capacitySummary(results);
+        if (!capacity.isEmpty()) {
+            md.append("\n## Capacity: the highest sustained rate\n\n").append(capacity)
+                    .append("\n").append(SummaryTables.capacitySteps(results));
+        }
         String floor = SummaryTables.floorTable(results);
         if (!floor.isEmpty()) {
             md.append("\n## Broker against the floor (same N, same client)\n\n").append(floor);

@@ -51,6 +51,9 @@ public final class ModeResult {
     /** The measured window: from the first measured send to the last delivery. */
     public Window window;
     public Backlog backlog;
+    /** A capacity run's steps, in order, and the highest one that passed (null when none did). */
+    public List<CapacityStep> capacity;
+    public CapacityStep sustained;
 
     /** For Jackson. */
     public ModeResult() {
@@ -166,7 +169,10 @@ public final class ModeResult {
         public Percentiles sendLag;
         /** Measured messages sent per second, first to last measured send. */
         public double achievedRate;
-        /** False when the producer could not keep its schedule (refused sends, or a send a whole period late). */
+        /**
+         * False when the producer could not keep its schedule: sends refused, or the send lag's P99 above a period
+         * (or 50 ms, whichever is longer), or not every message sent.
+         */
         public boolean scheduleKept = true;
         /** From the last publish to the end of the drain. */
         public long drainMs;
@@ -198,6 +204,9 @@ public final class ModeResult {
         public long peakRssBytes;
         /** The process's lifetime peak (VmHWM) at the end of the run. */
         public long lifetimePeakRssBytes;
+        /** Heap in use right after a full collection at the end of the run, and direct memory in use; -1: unknown. */
+        public long heapUsedAfterGcBytes = -1;
+        public long directMemoryUsedBytes = -1;
     }
 
     /** The benchmark JVM itself (all clients and the producer). Threading: as above. */
@@ -227,6 +236,30 @@ public final class ModeResult {
         public double cpuSeconds;
         public long heapUsedBytes;
         public long heapMaxBytes;
+        /** With the Java client: this JVM's heap after a full collection and its direct memory; -1: unknown. */
+        public long heapUsedAfterGcBytes = -1;
+        public long directMemoryUsedBytes = -1;
+    }
+
+    /** One rate of a capacity run, on the same consumers as the steps before. Threading: as above. */
+    public static final class CapacityStep {
+        public double rate;
+        public int messages;
+        public long expected;
+        public long delivered;
+        /** The step's measured deliveries over its window (first send to last delivery). */
+        public double deliveriesPerSecond;
+        public Percentiles endToEnd;
+        public Percentiles worstFanOut;
+        public Percentiles sendLag;
+        public boolean scheduleKept;
+        public double brokerCpuUsPerDelivery;
+        /** Broker CPU seconds per second over the step's window (1.0 = one core). */
+        public double brokerCpuPerSecond;
+        public double clientsCpuUsPerDelivery;
+        public boolean passed;
+        /** Why the run stopped at this step, when it did. */
+        public String stoppedBecause;
     }
 
     /** The measured window. Threading: as above. */

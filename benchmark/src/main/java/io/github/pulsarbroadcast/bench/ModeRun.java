@@ -4,11 +4,11 @@ import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
 import io.github.pulsarbroadcast.bench.core.Deliveries;
 import io.github.pulsarbroadcast.bench.core.LatencyRecorder;
 import io.github.pulsarbroadcast.bench.core.Mode;
-import io.github.pulsarbroadcast.bench.fleet.FleetState;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.admin.PulsarAdminException;
+import org.apache.pulsar.client.api.Producer;
 
 /**
  * One mode at one N, on a fresh topic: measure the idle baseline, connect the N consumers (stock Java client or
@@ -45,6 +45,7 @@ final class ModeRun {
     private final Deliveries deliveries;
     private final ModeResult result;
     private ConsumerSide side;
+    private RunMeter meter;
     private String phase = "starting";
     private long phaseStartNanos = System.nanoTime();
 
@@ -78,7 +79,7 @@ final class ModeRun {
 
     ModeResult run() {
         long started = System.nanoTime();
-        RunMeter meter = new RunMeter(broker.pid(), freshBroker, !s.fleet());
+        meter = new RunMeter(broker.pid(), freshBroker, !s.fleet());
         ClientPool clients = null;
         MessageSource source = null;
         long[] window = new long[2];
@@ -90,17 +91,21 @@ final class ModeRun {
             boolean producer = mode != Mode.FLOOR;
             clients = !producer && s.fleet() ? null : new ClientPool(broker.serviceUrl(), s.fleet() ? 0 : n, s);
             result.clients = clients == null ? 0 : clients.size();
-            side = startSide(clients, meter);
+            side = startSide(clients);
             meter.connectStarted();
             if (connect()) {
                 meter.connected();
                 enter("connected baseline");
                 meter.connectedBaseline(s.baselineSeconds);
                 enter("creating the producer");
-                source = mode == Mode.FLOOR ? ((FloorBroker) broker).source() : new Publisher(clients.forProducer(),
-                        topic, s);
-                publish(source);
-                drain(source, window);
+                if (s.capacity()) {
+                    capacity(clients, window);
+                } else {
+                    source = mode == Mode.FLOOR ? ((FloorBroker) broker).source()
+                            : new Publisher(clients.forProducer(), topic, s);
+                    publish(source);
+                    new Drain(s, deliveries, side, result, label, this::checkHealth, this::enter).run(source, window);
+                }
             }
         } catch (Unhealthy e) {
             result.fail(e.getMessage());
@@ -121,13 +126,13 @@ final class ModeRun {
             if (!result.ok() && broker.memoryTrouble() != null) {
                 result.reason += "; the broker logged: " + broker.memoryTrouble();
             }
-            finish(meter, source, clients, window);
+            finish(source, clients, window);
             result.wallSeconds = Math.round((System.nanoTime() - started) / 1e7) / 100.0;
         }
         return result;
     }
 
-    private ConsumerSide startSide(ClientPool clients, RunMeter meter) throws IOException, InterruptedException {
+    private ConsumerSide startSide(ClientPool clients) throws IOException, InterruptedException {
         if (!s.fleet()) {
             return new JavaConsumers(mode, topic, result.subscriptions, s, clients, deliveries);
         }
@@ -213,77 +218,20 @@ final class ModeRun {
         }
     }
 
-    /**
-     * Waits for every delivery (the producer has stopped), snapshots, and when some are missing waits the late grace
-     * and snapshots again; records the missing pairs as their age; {@code window} gets the measured window.
-     */
-    private void drain(MessageSource source, long[] window) throws InterruptedException, Unhealthy, IOException {
-        enter("draining");
-        long expected = (long) source.acked().cardinality() * n;
-        boolean complete = await(expected, s.drainTimeoutSeconds, s.drainIdleSeconds, "drain ");
-        long drainEnd = System.nanoTime();
-        FleetState fleet = side.collect();
-        result.delivery = ResultCollector.delivery(s, trackers, source);
-        long missingAtEnd = result.delivery.lost;
-        if (missingAtEnd > 0 && s.lateGraceSeconds > 0) {
-            enter("late arrivals");
-            await(expected, s.lateGraceSeconds, s.lateGraceSeconds, "late ");
-            fleet = side.collect();
-            result.delivery = ResultCollector.delivery(s, trackers, source);
-        }
-        result.delivery.drainMs = TimeUnit.NANOSECONDS.toMillis(drainEnd - source.lastSendNanos());
-        result.delivery.drainCutShort = !complete;
-        result.delivery.missingAtDrainEnd = missingAtEnd;
-        result.delivery.arrivedLate = missingAtEnd - result.delivery.lost;
-        window[0] = source.firstMeasuredSendNanos();
-        window[1] = side.lastReceiptNanos();
-        ResultCollector.recordMissing(deliveries, source, System.nanoTime());
-        noteFleet(fleet);
-        if (!complete) {
-            result.notes.add(String.format("drain ended after %d s (--drain-timeout %d s, --drain-idle %d s) with"
-                    + " %,d deliveries missing; %,d of them arrived within the next %d s (--late-grace)",
-                    TimeUnit.NANOSECONDS.toSeconds(drainEnd - phaseStartNanos), s.drainTimeoutSeconds,
-                    s.drainIdleSeconds, missingAtEnd, result.delivery.arrivedLate, s.lateGraceSeconds));
-        }
-        if (!result.delivery.scheduleKept) {
-            result.notes.add(String.format("the producer did not keep its schedule (send lag max %,d ms, %d sends"
-                    + " refused, %,d of %,d sent): the run is not valid at this rate", result.delivery.sendLag.max,
-                    result.delivery.rejectedSends, source.sent(), s.totalMessages()));
-        }
-    }
-
-    /** Polls until {@code expected} deliveries, the deadline or {@code idleSeconds} without one; true if complete. */
-    private boolean await(long expected, int timeoutSeconds, int idleSeconds, String what)
-            throws InterruptedException, Unhealthy {
-        long start = System.nanoTime();
-        long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        long idle = TimeUnit.SECONDS.toNanos(idleSeconds);
-        try (Progress bar = Progress.start(s.progress, what + label, expected)) {
-            while (true) {
-                long now = System.nanoTime();
-                bar.stepTo(Math.min(expected, side.firstReceipts()));
-                boolean complete = side.firstReceipts() >= expected && side.catchingUp() == 0;
-                if (complete) {
-                    return true;
-                }
-                if (now - Math.max(start, side.lastReceiptNanos()) > idle || now > deadline) {
-                    return false;
-                }
-                checkHealth();
-                Thread.sleep(50);
-            }
-        }
-    }
-
-    private void noteFleet(FleetState fleet) {
-        if (fleet == null) {
-            return;
-        }
-        result.client.reconnects = fleet.reconnects;
-        result.client.entryErrors = fleet.entryErrors;
-        if (fleet.reconnects > 0 || fleet.entryErrors > 0) {
-            result.notes.add(String.format("the fleet reconnected %,d times and could not read %,d entries; first"
-                    + " error: %s", fleet.reconnects, fleet.entryErrors, fleet.firstError));
+    /** The capacity run's steps on one producer; {@code window} gets their span. */
+    private void capacity(ClientPool clients, long[] window) throws Exception {
+        Producer<byte[]> producer = Publisher.producer(clients.forProducer(), topic, s);
+        try {
+            enter("capacity steps");
+            CapacitySteps steps = new CapacitySteps(s, deliveries, side, meter, this::checkHealth);
+            result.capacity = steps.run(producer, label);
+            result.capacity.stream().filter(c -> c.passed).reduce((a, b) -> b).ifPresent(c -> result.sustained = c);
+            result.delivery = ResultCollector.delivery(trackers, steps.acked());
+            result.delivery.totalMessages = s.totalMessages();
+            window[0] = steps.firstSendNanos();
+            window[1] = steps.lastDeliveryNanos();
+        } finally {
+            producer.closeAsync();
         }
     }
 
@@ -311,7 +259,7 @@ final class ModeRun {
     }
 
     /** Collects what there is, stops measuring, closes clients and deletes the topic. */
-    private void finish(RunMeter meter, MessageSource source, ClientPool clients, long[] window) {
+    private void finish(MessageSource source, ClientPool clients, long[] window) {
         enter("collecting");
         try {
             if (result.delivery == null && source != null) {
@@ -336,6 +284,12 @@ final class ModeRun {
                         + " no backlog figures");
             }
             meter.finish(result, window[0], window[1], deliveries.latency().deliveries());
+            if (result.broker != null && broker instanceof ForkedBroker && broker.alive()) {
+                MemoryProbe.broker(result.broker, broker.pid(), broker.adminUrl());
+            }
+            if (!s.fleet() && result.client != null) {
+                MemoryProbe.thisJvm(result.client);
+            }
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             result.notes.add("collecting the figures failed: " + Errors.brief(e));
         } catch (InterruptedException e) {

@@ -59,6 +59,24 @@ public enum Preset {
                 s.consumersPerClient = 5_000;
                 s.connectTimeoutSeconds = 1_200;
             }),
+    /**
+     * The highest sustained deliveries per second: the fleet, rates stepped up on the same consumers until P99 passes
+     * 1 s or deliveries fall behind.
+     */
+    CAPACITY("capacity", "fleet; broadcast at 10K (one connection each) and 100K (multiplexed), one subscription"
+            + " each at 10K; 1 KB; 1, 2, 5, 10, 20, 50, ... msg/s, 30 s a step, until P99 > 1 s or deliveries fall"
+            + " behind", s -> {
+                s.client = "fleet";
+                s.consumers = List.of(10_000, 100_000);
+                s.modes = List.of(Mode.BROADCAST, Mode.SUBSCRIPTIONS);
+                s.consumersPerConnection = 0;
+                s.messageSize = 1024;
+                s.capacityRates = List.of(1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1_000.0, 2_000.0,
+                        5_000.0);
+                s.stockMaxConsumers = 10_000;
+                s.connectTimeoutSeconds = 1_200;
+                s.skipAfterFailure = false;
+            }),
     /** Slow consumers: 20% pause for 30 s, then catch up while the others go on. */
     BACKLOG("backlog", "5,000 consumers, broadcast + subscriptions, 1 KB at 5 msg/s, 120 s; 20% pause 30 s, catch up",
             s -> {

@@ -18,7 +18,8 @@ import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
 
 /**
- * The one producer: publishes {@code totalMessages} messages of {@code messageSize} bytes at a fixed rate, each
+ * The one producer: publishes messages {@code firstSeq .. firstSeq + messages - 1} of {@code messageSize} bytes at a
+ * fixed rate (a run publishes all its messages with one, a capacity step its slice), each
  * carrying its sequence number as the message's sequence id and its <em>intended</em> send time (start + k x period,
  * {@link System#nanoTime}) as the event time, both metadata fields every client decodes anyway. The producer never
  * blocks ({@code blockIfQueueFull(false)}): a send that finds 1,000 pending is refused and counted, and a send that
@@ -32,7 +33,9 @@ import org.apache.pulsar.client.api.Schema;
 final class Publisher implements MessageSource {
 
     private final Producer<byte[]> producer;
+    private final boolean ownsProducer;
     private final byte[] payload;
+    private final int firstSeq;
     private final int totalMessages;
     private final int warmupMessages;
     private final long periodNanos;
@@ -52,8 +55,37 @@ final class Publisher implements MessageSource {
     private volatile int sentLimit;
     private volatile ScheduledFuture<?> task;
 
+    /** The run's publisher: its own producer, every message of the run at the run's rate. */
     Publisher(PulsarClient client, String topic, BenchSettings s) throws PulsarClientException {
-        this.producer = client.newProducer(Schema.BYTES)
+        this(producer(client, topic, s), true, s.messageSize, s.rate, 0, s.totalMessages(), s.warmupMessages());
+    }
+
+    /**
+     * Messages {@code firstSeq ..} ({@code messages} of them, the first {@code warmupMessages} the warm-up) at
+     * {@code rate} over {@code producer}, which {@link #close} closes only when {@code ownsProducer}.
+     */
+    Publisher(Producer<byte[]> producer, boolean ownsProducer, int messageSize, double rate, int firstSeq,
+            int messages, int warmupMessages) {
+        this.producer = producer;
+        this.ownsProducer = ownsProducer;
+        this.payload = new byte[messageSize];
+        new Random(42).nextBytes(payload);
+        this.firstSeq = firstSeq;
+        this.totalMessages = messages;
+        this.warmupMessages = warmupMessages;
+        this.sentLimit = totalMessages;
+        this.periodNanos = Math.max(1, Math.round(1e9 / rate));
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "bench-publisher");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The benchmark's producer on {@code topic}: never blocks, sequence ids set by the caller. */
+    static Producer<byte[]> producer(PulsarClient client, String topic, BenchSettings s)
+            throws PulsarClientException {
+        return client.newProducer(Schema.BYTES)
                 .topic(topic)
                 .producerName("bench-producer")
                 .enableBatching(s.batching)
@@ -62,17 +94,6 @@ final class Publisher implements MessageSource {
                 .maxPendingMessages(1_000)
                 .sendTimeout(30, TimeUnit.SECONDS)
                 .create();
-        this.payload = new byte[s.messageSize];
-        new Random(42).nextBytes(payload);
-        this.totalMessages = s.totalMessages();
-        this.warmupMessages = s.warmupMessages();
-        this.sentLimit = totalMessages;
-        this.periodNanos = Math.max(1, Math.round(1e9 / s.rate));
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "bench-publisher");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     @Override
@@ -88,20 +109,21 @@ final class Publisher implements MessageSource {
 
     @Override
     public long intendedNanos(int seq) {
-        return startNanos + seq * periodNanos;
+        return startNanos + (seq - firstSeq) * periodNanos;
     }
 
     private void sendNext() {
-        int seq = next.get();
-        if (seq >= sentLimit) {
+        int k = next.get();
+        if (k >= sentLimit) {
             task.cancel(false);
             return;
         }
+        int seq = firstSeq + k;
         long intended = intendedNanos(seq);
         long now = System.nanoTime();
         lag.recordValue(Math.max(0, TimeUnit.NANOSECONDS.toMillis(now - intended)));
         lastSendNanos = now;
-        if (seq == warmupMessages) {
+        if (k == warmupMessages) {
             firstMeasuredSendNanos = now;
         }
         var message = producer.newMessage().value(payload).sequenceId(seq);
@@ -138,6 +160,11 @@ final class Publisher implements MessageSource {
     @Override
     public int sent() {
         return Math.min(next.get(), totalMessages);
+    }
+
+    @Override
+    public int lastSentSeq() {
+        return firstSeq + sent() - 1;
     }
 
     @Override
@@ -198,6 +225,8 @@ final class Publisher implements MessageSource {
     @Override
     public void close() {
         scheduler.shutdownNow();
-        producer.closeAsync();
+        if (ownsProducer) {
+            producer.closeAsync();
+        }
     }
 }

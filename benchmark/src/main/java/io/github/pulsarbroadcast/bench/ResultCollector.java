@@ -138,12 +138,34 @@ final class ResultCollector {
     }
 
     static ModeResult.Delivery delivery(BenchSettings s, ConsumerTracker[] trackers, MessageSource publisher) {
-        ModeResult.Delivery d = new ModeResult.Delivery();
+        ModeResult.Delivery d = delivery(trackers, publisher == null ? new BitSet() : publisher.acked());
         d.totalMessages = s.totalMessages();
         d.warmupMessages = s.warmupMessages();
-        BitSet acked = publisher == null ? new BitSet() : publisher.acked();
-        d.published = acked.cardinality();
         d.publishFailures = publisher == null ? 0 : publisher.failed();
+        if (publisher != null) {
+            d.rejectedSends = publisher.rejected();
+            d.sendLag = publisher.sendLag();
+            int measured = publisher.sent() - s.warmupMessages();
+            double span = (publisher.lastSendNanos() - publisher.firstMeasuredSendNanos()) / 1e9;
+            d.achievedRate = measured > 1 && span > 0 ? Math.round((measured - 1) / span * 1000) / 1000.0 : 0;
+            d.scheduleKept = scheduleKept(d.rejectedSends, d.sendLag, s.rate)
+                    && publisher.sent() == d.totalMessages;
+        }
+        return d;
+    }
+
+    /**
+     * True when no send was refused and 99% of them ran less than a period ({@code 1 / rate}) or 50 ms late,
+     * whichever is longer (scheduling jitter of a few ms on a busy machine is not a producer falling behind).
+     */
+    static boolean scheduleKept(int rejected, Percentiles sendLag, double rate) {
+        return rejected == 0 && sendLag.p99 <= Math.max(50, 1_000 / rate);
+    }
+
+    /** The counts of every consumer's receipts among {@code acked} (each tracker settles on it). */
+    static ModeResult.Delivery delivery(ConsumerTracker[] trackers, BitSet acked) {
+        ModeResult.Delivery d = new ModeResult.Delivery();
+        d.published = acked.cardinality();
         d.minDeliveredPerConsumer = trackers.length == 0 ? 0 : Long.MAX_VALUE;
         for (ConsumerTracker t : trackers) {
             long got = t.settle(acked);
@@ -160,15 +182,6 @@ final class ResultCollector {
             d.minDeliveredPerConsumer = Math.min(d.minDeliveredPerConsumer, got);
         }
         d.expected = (long) d.published * trackers.length;
-        if (publisher != null) {
-            d.rejectedSends = publisher.rejected();
-            d.sendLag = publisher.sendLag();
-            int measured = publisher.sent() - s.warmupMessages();
-            double span = (publisher.lastSendNanos() - publisher.firstMeasuredSendNanos()) / 1e9;
-            d.achievedRate = measured > 1 && span > 0 ? Math.round((measured - 1) / span * 1000) / 1000.0 : 0;
-            d.scheduleKept = d.rejectedSends == 0 && d.sendLag.max * 1e6 < 1e9 / s.rate
-                    && publisher.sent() == d.totalMessages;
-        }
         return d;
     }
 

@@ -118,6 +118,12 @@ final class RunMeter implements AutoCloseable {
         r.client = c;
     }
 
+    /** CPU seconds of {@code g} between two {@link System#nanoTime} instants (a capacity step's window). */
+    double cpuSeconds(CpuSampler.Group g, long from, long to) {
+        sampler.mark();
+        return sampler.cpuSeconds(g, from, to);
+    }
+
     private double cpu(CpuSampler.Group g, long from, long to) {
         return ResultCollector.centiseconds(sampler.cpuSeconds(g, from, to));
     }

@@ -27,8 +27,9 @@ final class SummaryTables {
         StringBuilder t = new StringBuilder("| mode | client | consumers | run | window (s) | measured deliveries"
                 + " | deliveries/s | broker CPU in window (s) | broker baseline idle / connected (CPU s/s)"
                 + " | clients CPU in window (s) | clients baseline idle / connected (CPU s/s)"
-                + " | benchmark JVM CPU in window (s) | send lag P99 / max (ms) | achieved rate (msg/s) | layout |\n"
-                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + " | benchmark JVM CPU in window (s) | send lag P99 / max (ms) | achieved rate (msg/s)"
+                + " | broker heap after GC / direct (MiB) | layout |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ModeResult r : results) {
             if (r.window == null) {
                 continue;
@@ -37,7 +38,7 @@ final class SummaryTables {
             ModeResult.ClientUsage c = r.client;
             ModeResult.Delivery d = r.delivery;
             t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %.1f | %,d | %,.0f | %s | %s | %s | %s | %s"
-                    + " | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
+                    + " | %s | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
                     r.window.deliveries, r.window.seconds > 0 ? r.window.deliveries / r.window.seconds : 0,
                     b == null ? NONE : String.format(Locale.ROOT, "%.2f", b.cpuSecondsWindow),
                     b == null ? NONE : baseline(b.idleCpuPerSecond, b.connectedCpuPerSecond),
@@ -47,9 +48,14 @@ final class SummaryTables {
                             : String.format(Locale.ROOT, "%.2f", c.benchJvmCpuSecondsWindow),
                     d == null || d.sendLag == null ? NONE : d.sendLag.p99 + " / " + d.sendLag.max,
                     d == null ? NONE : String.format(Locale.ROOT, "%.2f", d.achievedRate),
+                    b == null ? NONE : mib(b.heapUsedAfterGcBytes) + " / " + mib(b.directMemoryUsedBytes),
                     c == null || c.layout == null ? "stock client" : c.layout));
         }
         return t.toString();
+    }
+
+    private static String mib(long bytes) {
+        return bytes < 0 ? NONE : String.format(Locale.ROOT, "%,d", bytes >> 20);
     }
 
     private static String kind(ModeResult r) {
@@ -103,7 +109,54 @@ final class SummaryTables {
     }
 
     private static String num(double v) {
-        return String.format(Locale.ROOT, Math.abs(v) >= 100 ? "%,.0f" : "%.1f", v);
+        return String.format(Locale.ROOT, Math.abs(v) >= 100 ? "%,.0f" : Math.abs(v) >= 1 ? "%.1f" : "%.2f", v);
+    }
+
+    /** Per capacity run: the highest step that passed and the one that stopped it; "" without capacity runs. */
+    static String capacitySummary(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder();
+        for (ModeResult r : results) {
+            if (r.capacity == null) {
+                continue;
+            }
+            if (t.length() == 0) {
+                t.append("| mode | client | consumers | layout | sustained rate (msg/s) | deliveries/s | E2E P99 (ms)"
+                        + " | worst fan-out max (ms) | broker CPU (cores) | broker CPU us/delivery"
+                        + " | clients CPU us/delivery | stopped at |\n"
+                        + "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+            }
+            ModeResult.CapacityStep ok = r.sustained;
+            ModeResult.CapacityStep last = r.capacity.isEmpty() ? null : r.capacity.get(r.capacity.size() - 1);
+            String stop = last == null || last.passed ? "every rate passed"
+                    : MarkdownReport.trim(last.rate) + " msg/s: " + last.stoppedBecause;
+            t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    r.mode, kind(r), r.consumers, r.client == null || r.client.layout == null ? "stock client"
+                            : r.client.layout, ok == null ? NONE : MarkdownReport.trim(ok.rate),
+                    ok == null ? NONE : num(ok.deliveriesPerSecond), ok == null ? NONE : num(ok.endToEnd.p99),
+                    ok == null ? NONE : num(ok.worstFanOut.max), ok == null ? NONE : num(ok.brokerCpuPerSecond),
+                    ok == null ? NONE : num(ok.brokerCpuUsPerDelivery),
+                    ok == null ? NONE : num(ok.clientsCpuUsPerDelivery), r.ok() ? stop : r.status + ": " + r.reason));
+        }
+        return t.toString();
+    }
+
+    /** Every step of every capacity run. */
+    static String capacitySteps(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder("| mode | consumers | rate (msg/s) | deliveries/s | E2E P50 | P99 | max"
+                + " | worst fan-out max | delivered | send lag max (ms) | broker CPU (cores) | broker CPU us/delivery"
+                + " | clients CPU us/delivery | result |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:"
+                + "|---:|---|\n");
+        for (ModeResult r : results) {
+            for (ModeResult.CapacityStep c : r.capacity == null ? List.<ModeResult.CapacityStep>of() : r.capacity) {
+                t.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %,d | %,d | %,d | %,d | %s | %,d | %s"
+                        + " | %s | %s | %s |%n", r.mode, r.consumers, MarkdownReport.trim(c.rate),
+                        num(c.deliveriesPerSecond), c.endToEnd.p50, c.endToEnd.p99, c.endToEnd.max,
+                        c.worstFanOut.max, MarkdownReport.percent(c.delivered, c.expected), c.sendLag.max,
+                        num(c.brokerCpuPerSecond), num(c.brokerCpuUsPerDelivery), num(c.clientsCpuUsPerDelivery),
+                        c.passed ? "passed" : c.stoppedBecause));
+            }
+        }
+        return t.toString();
     }
 
     /** Each ok run against the floor run at the same N with the same client; "" when there is no floor run. */

@@ -135,6 +135,11 @@ public final class LatencyRecorder {
         return summary(others[w]);
     }
 
+    /** A copy of the end-to-end histogram (ms), to subtract one from another (capacity steps). */
+    public Histogram endToEndHistogram() {
+        return copy(endToEnd);
+    }
+
     /** Measured deliveries recorded so far (missing pairs not included). */
     public long deliveries() {
         return fromPublish.getTotalCount();

@@ -1,0 +1,154 @@
+package io.github.pulsarbroadcast.bench;
+
+import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
+import io.github.pulsarbroadcast.bench.core.Deliveries;
+import io.github.pulsarbroadcast.bench.core.Percentiles;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+import org.apache.pulsar.client.api.Producer;
+
+/**
+ * The publishing phase of a capacity run: on the same connected consumers, one step per rate of
+ * {@code --capacity-rates}, {@code --step-seconds} each, every step's messages numbered after the previous ones. After
+ * each step's last send and a short settle, the step is judged on its own figures (its latency histogram is the
+ * difference of the cumulative ones, its deliveries those of its own messages): it passes when its P99 stays within
+ * {@code --capacity-p99}, at least 99% of its deliveries arrived and the producer kept its schedule. The first step
+ * that fails ends the run; the highest that passed is the sustained capacity.
+ *
+ * <p>Threading: the main thread only.
+ */
+final class CapacitySteps {
+
+    private final BenchSettings s;
+    private final ConsumerTracker[] trackers;
+    private final Deliveries deliveries;
+    private final ConsumerSide side;
+    private final RunMeter meter;
+    private final HealthCheck health;
+    private final BitSet ackedAll = new BitSet();
+    private long firstSendNanos;
+    private long lastDeliveryNanos;
+
+    CapacitySteps(BenchSettings s, Deliveries deliveries, ConsumerSide side, RunMeter meter, HealthCheck health) {
+        this.s = s;
+        this.trackers = deliveries.trackers();
+        this.deliveries = deliveries;
+        this.side = side;
+        this.meter = meter;
+        this.health = health;
+    }
+
+    /** Every message the steps got acknowledged. */
+    BitSet acked() {
+        return (BitSet) ackedAll.clone();
+    }
+
+    long firstSendNanos() {
+        return firstSendNanos;
+    }
+
+    long lastDeliveryNanos() {
+        return lastDeliveryNanos;
+    }
+
+    /** Runs the steps over {@code producer} until one fails; returns them in order. */
+    List<ModeResult.CapacityStep> run(Producer<byte[]> producer, String label) throws Exception {
+        List<ModeResult.CapacityStep> steps = new ArrayList<>();
+        Histogram before = deliveries.latency().endToEndHistogram();
+        int seq = 0;
+        for (int k = 0; k < s.capacityRates.size(); k++) {
+            double rate = s.capacityRates.get(k);
+            int count = s.capacityStepMessages(k);
+            System.err.printf(Locale.ROOT, "%s: step %d, %s msg/s for %d s%n", label, k + 1,
+                    MarkdownReport.trim(rate), s.capacityStepSeconds);
+            Publisher p = new Publisher(producer, false, s.messageSize, rate, seq, count, 0);
+            ModeResult.CapacityStep step;
+            try {
+                step = publish(p, rate, count);
+            } finally {
+                p.close();
+            }
+            Histogram now = deliveries.latency().endToEndHistogram();
+            Histogram own = now.copy();
+            own.subtract(before);
+            before = now;
+            judge(step, own, seq, count);
+            steps.add(step);
+            System.err.printf(Locale.ROOT, "%s: %,.0f deliveries/s, P99 %,d ms, %s%n", label,
+                    step.deliveriesPerSecond, step.endToEnd.p99, step.passed ? "passed" : step.stoppedBecause);
+            if (!step.passed) {
+                break;
+            }
+            seq += count;
+        }
+        return steps;
+    }
+
+    /** Publishes one step, lets its deliveries settle and collects; returns the step's counts and CPU. */
+    private ModeResult.CapacityStep publish(Publisher p, double rate, int count) throws Exception {
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(s.capacityStepSeconds + 30L);
+        p.start();
+        if (firstSendNanos == 0) {
+            firstSendNanos = p.startNanos();
+        }
+        while (!p.done().isDone() && System.nanoTime() < giveUp) {
+            health.check();
+            Thread.sleep(100);
+        }
+        p.stop();
+        BitSet acked = p.acked();
+        ackedAll.or(acked);
+        long expectedSoFar = (long) ackedAll.cardinality() * trackers.length;
+        long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(s.capacitySettleSeconds);
+        while (side.firstReceipts() < expectedSoFar && System.nanoTime() < settle) {
+            health.check();
+            Thread.sleep(50);
+        }
+        long stepEnd = Math.max(side.lastReceiptNanos(), p.lastSendNanos());
+        lastDeliveryNanos = stepEnd;
+        side.collect();
+        ModeResult.CapacityStep step = new ModeResult.CapacityStep();
+        step.rate = rate;
+        step.messages = count;
+        ModeResult.Delivery d = ResultCollector.delivery(trackers, acked);
+        step.expected = d.expected;
+        step.delivered = d.delivered;
+        step.sendLag = p.sendLag();
+        step.scheduleKept = ResultCollector.scheduleKept(p.rejected(), step.sendLag, rate) && p.sent() == count;
+        double seconds = Math.max(1e-9, (stepEnd - p.startNanos()) / 1e9);
+        step.deliveriesPerSecond = Math.round(step.delivered / seconds);
+        double broker = meter.cpuSeconds(CpuSampler.Group.BROKER, p.startNanos(), stepEnd);
+        double clients = meter.cpuSeconds(CpuSampler.Group.CLIENTS, p.startNanos(), stepEnd);
+        step.brokerCpuPerSecond = Math.round(broker / seconds * 1000) / 1000.0;
+        step.brokerCpuUsPerDelivery = perDelivery(broker, step.delivered);
+        step.clientsCpuUsPerDelivery = perDelivery(clients, step.delivered);
+        return step;
+    }
+
+    private static double perDelivery(double seconds, long deliveries) {
+        return deliveries <= 0 ? 0 : Math.round(seconds * 1e6 / deliveries * 10) / 10.0;
+    }
+
+    /** Sets the step's latency figures and whether it passed. */
+    private void judge(ModeResult.CapacityStep step, Histogram own, int firstSeq, int count) {
+        step.endToEnd = Percentiles.of(own);
+        step.worstFanOut = deliveries.fanOut().worstDistribution(firstSeq, firstSeq + count);
+        boolean behind = step.delivered < 0.99 * step.expected;
+        boolean slow = step.endToEnd.p99 > s.capacityP99Ms;
+        step.passed = !behind && !slow && step.scheduleKept;
+        if (!step.scheduleKept) {
+            step.stoppedBecause = "the producer could not keep the schedule";
+        } else if (behind) {
+            step.stoppedBecause = String.format(Locale.ROOT, "deliveries fell behind (%s of the step's arrived within"
+                    + " %d s of its last send)", MarkdownReport.percent(step.delivered, step.expected),
+                    s.capacitySettleSeconds);
+        } else if (slow) {
+            step.stoppedBecause = String.format(Locale.ROOT, "P99 %,d ms passed %,d ms", step.endToEnd.p99,
+                    s.capacityP99Ms);
+        }
+    }
+}
