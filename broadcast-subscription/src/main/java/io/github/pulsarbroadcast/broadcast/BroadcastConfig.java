@@ -27,6 +27,8 @@ public final class BroadcastConfig {
     static final String STATS_INTERVAL_MS = PREFIX + "StatsIntervalMs";
     static final String MAX_ACK_RANGES = PREFIX + "MaxAckRangesPerConsumer";
     static final String MAX_PENDING_ACKS = PREFIX + "MaxPendingAcksPerConnection";
+    static final String POSITION_SYNC_INTERVAL_MS = PREFIX + "PositionSyncIntervalMs";
+    static final String CONSUMER_RETENTION_SECONDS = PREFIX + "ConsumerRetentionSeconds";
 
     /** Every key with its range, in documentation order; the default is computed in {@link #from}. */
     private static final Map<String, long[]> RANGES = new LinkedHashMap<>();
@@ -43,6 +45,8 @@ public final class BroadcastConfig {
         RANGES.put(STATS_INTERVAL_MS, new long[] {10, 3_600_000});
         RANGES.put(MAX_ACK_RANGES, new long[] {1, 1_000_000});
         RANGES.put(MAX_PENDING_ACKS, new long[] {1, 10_000_000});
+        RANGES.put(POSITION_SYNC_INTERVAL_MS, new long[] {0, 3_600_000});
+        RANGES.put(CONSUMER_RETENTION_SECONDS, new long[] {0, 31_536_000});
     }
 
     private final boolean enabled;
@@ -56,6 +60,8 @@ public final class BroadcastConfig {
     private final long statsIntervalMs;
     private final int maxAckRangesPerConsumer;
     private final int maxPendingAcksPerConnection;
+    private final long positionSyncIntervalMs;
+    private final long consumerRetentionSeconds;
 
     private BroadcastConfig(Properties p) {
         this.enabled = parseBoolean(p, ENABLED, true);
@@ -69,6 +75,8 @@ public final class BroadcastConfig {
         this.statsIntervalMs = parseLong(p, STATS_INTERVAL_MS, 5000);
         this.maxAckRangesPerConsumer = (int) parseLong(p, MAX_ACK_RANGES, 1000);
         this.maxPendingAcksPerConnection = (int) parseLong(p, MAX_PENDING_ACKS, 50_000);
+        this.positionSyncIntervalMs = parseLong(p, POSITION_SYNC_INTERVAL_MS, 5000);
+        this.consumerRetentionSeconds = parseLong(p, CONSUMER_RETENTION_SECONDS, 86_400);
     }
 
     /** The defaults, as documented. */
@@ -107,10 +115,29 @@ public final class BroadcastConfig {
         return executorThreads;
     }
 
-    /** How long a disconnected consumer's virtual cursor is kept for a reconnect with the same consumer name, and
-     *  how long after a subscription is loaded joining consumers start at its mark-delete position. */
+    /**
+     * The recovery window: how long after a subscription is loaded without readable saved positions (or reset by an
+     * operator) joining consumers start at its mark-delete position.
+     */
     public int reconnectGraceSeconds() {
         return reconnectGraceSeconds;
+    }
+
+    /**
+     * How often, at most, each consumer's acknowledged position is saved (0: never; consumers then resume at the
+     * mark-delete position after a topic move, within the recovery window). The periodic mark-delete sync checks it,
+     * so it takes effect in steps of {@link #markDeleteIntervalMs}.
+     */
+    public long positionSyncIntervalMs() {
+        return positionSyncIntervalMs;
+    }
+
+    /**
+     * How long a disconnected consumer's position is kept (holding the backlog) for a reconnect with the same
+     * consumer name, across broker restarts when positions are saved; 0 drops it at once.
+     */
+    public long consumerRetentionSeconds() {
+        return consumerRetentionSeconds;
     }
 
     /** Most entries one storage read asks for. */
@@ -201,6 +228,7 @@ public final class BroadcastConfig {
                 + "=" + windowMaxBytes + ", " + WINDOW_BROKER_MAX_BYTES + "=" + windowBrokerMaxBytes + ", "
                 + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs + ", "
                 + STATS_INTERVAL_MS + "=" + statsIntervalMs + ", " + MAX_ACK_RANGES + "=" + maxAckRangesPerConsumer
-                + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection;
+                + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection + ", " + POSITION_SYNC_INTERVAL_MS + "="
+                + positionSyncIntervalMs + ", " + CONSUMER_RETENTION_SECONDS + "=" + consumerRetentionSeconds;
     }
 }

@@ -1,19 +1,33 @@
 package io.github.pulsarbroadcast.broadcast;
 
+import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
+import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.util.Codec;
+import org.apache.pulsar.metadata.api.MetadataStore;
+import org.apache.pulsar.metadata.api.Notification;
+import org.apache.pulsar.metadata.api.NotificationType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the plugin owns on one broker: its configuration, the subscription-keyed executor that runs broadcast
- * dispatch (ordered per subscription) and acknowledgements (on random threads), and the broker's scheduler for
- * periodic work.
+ * dispatch (ordered per subscription) and acknowledgements (on random threads), the broker's scheduler for
+ * periodic work, and the saved consumer positions of its subscriptions ({@link #positionStore}): when any
+ * subscription's managed cursor is deleted anywhere in the cluster (unsubscribe, subscription or topic deletion,
+ * inactive-topic clean-up), the metadata store tells every broker, and each removes the positions saved for it.
  *
  * <p>Threading: immutable references, created in {@code BroadcastBrokerInterceptor#initialize} before any
  * connection exists and shared by every connection and subscription; {@link #close} runs once at broker shut-down.
  */
 public final class BroadcastService implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(BroadcastService.class);
 
     private final PulsarService pulsar;
     private final BroadcastConfig config;
@@ -31,6 +45,34 @@ public final class BroadcastService implements AutoCloseable {
                 .name("broadcast-dispatch")
                 .numThreads(config.executorThreads())
                 .build();
+        if (pulsar.getLocalMetadataStore() != null) {
+            pulsar.getLocalMetadataStore().registerListener(this::cursorNodeChanged);
+        }
+    }
+
+    /** The store of saved consumer positions of {@code subscription} on {@code topic}. */
+    public PositionStore positionStore(String topic, String subscription) {
+        return new MetadataPositionStore(pulsar.getLocalMetadataStore(),
+                TopicName.get(topic).getPersistenceNamingEncoding(), Codec.encode(subscription),
+                "[" + topic + "][" + subscription + "]", MetadataPositionStore.DEFAULT_CHUNK_BYTES);
+    }
+
+    private void cursorNodeChanged(Notification n) {
+        if (n.getType() != NotificationType.Deleted) {
+            return;
+        }
+        String ours = MetadataPositionStore.forCursorNode(n.getPath());
+        if (ours == null) {
+            return;
+        }
+        MetadataStore store = pulsar.getLocalMetadataStore();
+        store.exists(ours).thenCompose(exists -> !exists ? CompletableFuture.<Void>completedFuture(null)
+                : store.deleteRecursive(ours).thenRun(() -> log.info("Removed the saved broadcast consumer positions"
+                        + " {}: the subscription's cursor was deleted", ours)))
+                .exceptionally(e -> {
+                    log.debug("Removing {} (cursor deleted): {}", ours, e.toString());
+                    return null;
+                });
     }
 
     public PulsarService pulsar() {

@@ -30,12 +30,13 @@ public class BroadcastLifecycleAndStatsTest extends BroadcastTestBase {
     @Override
     protected void configureBroker(ServiceConfiguration conf) {
         conf.getProperties().setProperty("broadcastReconnectGraceSeconds", "1");
+        conf.getProperties().setProperty("broadcastConsumerRetentionSeconds", "1");
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
         conf.getProperties().setProperty("broadcastStatsIntervalMs", "100");
     }
 
     @Test(groups = "integration", timeOut = 120_000)
-    public void closingConsumersFreesTheirStateAfterTheGracePeriod() throws Exception {
+    public void closingConsumersFreesTheirStateAfterTheirRetention() throws Exception {
         String topic = newTopic("close");
         List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 3);
         BroadcastDispatcher dispatcher = dispatcher(topic, "fleet");

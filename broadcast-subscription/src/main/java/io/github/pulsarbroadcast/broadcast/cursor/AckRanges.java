@@ -58,6 +58,37 @@ final class AckRanges {
         return n;
     }
 
+    /** The ranges as {@code ledger, firstEntry, endEntry} triples (each range lies within one ledger). */
+    long[] toTriples() {
+        long[] out = new long[ranges.asRanges().size() * 3];
+        int i = 0;
+        for (Range<PositionImpl> r : ranges.asRanges()) {
+            out[i++] = r.lowerEndpoint().getLedgerId();
+            out[i++] = r.lowerEndpoint().getEntryId();
+            out[i++] = r.upperEndpoint().getEntryId();
+        }
+        return out;
+    }
+
+    /** Adds the ranges of {@link #toTriples} (restoring a saved position). */
+    void addTriples(long[] triples) {
+        for (int i = 0; i + 2 < triples.length; i += 3) {
+            if (triples[i + 2] > triples[i + 1]) {
+                ranges.add(Range.closedOpen(PositionImpl.get(triples[i], triples[i + 1]),
+                        PositionImpl.get(triples[i], triples[i + 2])));
+            }
+        }
+    }
+
+    /** The last position held, or null. */
+    PositionImpl last() {
+        if (ranges.isEmpty()) {
+            return null;
+        }
+        PositionImpl end = ranges.span().upperEndpoint();
+        return PositionImpl.get(end.getLedgerId(), end.getEntryId() - 1);
+    }
+
     /**
      * Drops what lies at or below {@code acknowledged}, then absorbs every range that now continues it without a gap
      * (asking {@code sequence} what follows, so a range starting a new ledger joins one that ended the last).

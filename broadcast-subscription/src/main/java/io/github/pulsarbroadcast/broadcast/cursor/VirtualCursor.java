@@ -6,7 +6,9 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * One broadcast consumer's position in the subscription: what it has acknowledged (a cumulative position plus
  * individually acknowledged positions above it) and what it was sent. This replaces the managed cursor that a
  * one-subscription-per-consumer design needs, and nothing of it is persisted: the subscription's durable
- * mark-delete position is the lowest {@link #acknowledged()} over all virtual cursors.
+ * mark-delete position is the lowest {@link #acknowledged()} over all virtual cursors. Its acknowledgement state is
+ * saved periodically ({@link #save}, {@link #restored}) so that a consumer resumes at its own position after
+ * the topic moves.
  *
  * <p>Invariant: {@code acknowledged <= highestSent}, and every recorded individual ack lies in
  * {@code (acknowledged, highestSent]}. An ack above {@link #highestSent()} is rejected ({@link AckResult#NOT_SENT}),
@@ -24,6 +26,8 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * </ul>
  */
 public final class VirtualCursor {
+
+    private static final long[] NO_RANGES = new long[0];
 
     private final CursorRules rules;
     /** Guarded by {@code this} for writes; volatile for lock-free reads. */
@@ -49,6 +53,45 @@ public final class VirtualCursor {
         this.acknowledged = start;
         this.highestSent = start;
         this.next = rules.sequence().next(start);
+    }
+
+    /**
+     * A cursor restored from a saved position: {@code acknowledged} plus the individually acknowledged ranges
+     * ({@code ledger, firstEntry, endEntry} triples). Everything up to the highest of them counts as sent, so the
+     * consumer may acknowledge again what it received before the move; the first entry to send is the one after
+     * {@code acknowledged} (individually acknowledged entries are passed over).
+     */
+    public static VirtualCursor restored(PositionImpl acknowledged, long[] ranges, CursorRules rules) {
+        VirtualCursor cursor = new VirtualCursor(acknowledged, rules);
+        if (ranges.length > 0) {
+            synchronized (cursor) {
+                cursor.individualAcks = new AckRanges();
+                cursor.individualAcks.addTriples(ranges);
+                cursor.moveAcknowledgedTo(acknowledged);
+                cursor.hasIndividualAcks = cursor.individualAcks != null;
+                PositionImpl last = cursor.individualAcks == null ? null : cursor.individualAcks.last();
+                if (last != null && last.compareTo(cursor.highestSent) > 0) {
+                    cursor.highestSent = last;
+                }
+                if (cursor.acknowledged.compareTo(cursor.highestSent) > 0) {
+                    cursor.highestSent = cursor.acknowledged;
+                }
+                cursor.next = rules.sequence().next(cursor.acknowledged);
+            }
+        }
+        return cursor;
+    }
+
+    /** Receives a cursor's acknowledgement state, read atomically ({@link #save}). */
+    @FunctionalInterface
+    public interface Saver<T> {
+        /** {@code ranges}: individually acknowledged {@code ledger, firstEntry, endEntry} triples above it. */
+        T save(PositionImpl acknowledged, long[] ranges);
+    }
+
+    /** Hands the acknowledged position and the individual ranges, read under the monitor, to {@code saver}. */
+    public synchronized <T> T save(Saver<T> saver) {
+        return saver.save(acknowledged, individualAcks == null ? NO_RANGES : individualAcks.toTriples());
     }
 
     // ----- acknowledgements (any thread) -----

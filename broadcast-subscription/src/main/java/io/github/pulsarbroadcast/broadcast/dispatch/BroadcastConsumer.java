@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
 
@@ -37,6 +38,8 @@ public final class BroadcastConsumer {
     final VirtualCursor cursor;
     final boolean brokerEntryMetadata;
     /** Whether the join resumed a position retained under this name. */
+    /** The key this consumer is filed under among those catching up; dispatch thread only. */
+    PositionImpl catchingUpAt;
     final boolean resumed;
     private final SubscriptionEngine engine;
 

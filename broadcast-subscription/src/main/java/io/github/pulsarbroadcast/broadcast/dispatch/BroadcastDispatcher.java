@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
 public final class BroadcastDispatcher implements Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(BroadcastDispatcher.class);
+    private static final long CLOSE_SAVE_TIMEOUT_SECONDS = 10;
 
     private final BroadcastSubscription subscription;
     private final BroadcastService service;
@@ -51,7 +52,7 @@ public final class BroadcastDispatcher implements Dispatcher {
     private volatile ScheduledFuture<?> statsTask;
 
     BroadcastDispatcher(BroadcastSubscription subscription, SubscriptionStorage storage, String topicName,
-                        int partitionIndex, BroadcastService service, boolean recovering) {
+                        int partitionIndex, BroadcastService service, SubscriptionStart start) {
         this.subscription = subscription;
         this.service = service;
         this.key = SubscriptionKey.of(topicName, subscription.getName());
@@ -67,7 +68,7 @@ public final class BroadcastDispatcher implements Dispatcher {
             }
         };
         this.engine = new SubscriptionEngine(topicName, subscription.getName(), partitionIndex, storage,
-                service.config(), service.windowBudget(), loop, System::nanoTime, recovering);
+                service.config(), service.windowBudget(), loop, System::nanoTime, start);
         startPeriodicTasks();
     }
 
@@ -214,15 +215,35 @@ public final class BroadcastDispatcher implements Dispatcher {
         return members.size() == 1 && members.containsKey(consumer) && engine.retainedCount() == 0;
     }
 
+    /**
+     * Saves every consumer's position, then disconnects them: the future completes when both are done, so a topic
+     * unload releases the topic only after its positions are saved. A save that fails or takes longer than
+     * {@value #CLOSE_SAVE_TIMEOUT_SECONDS} s is logged and does not hold the close (consumers then resume at their
+     * last saved positions).
+     */
     @Override
     public CompletableFuture<Void> close() {
-        engine.close();
+        CompletableFuture<Void> saved = engine.close().orTimeout(CLOSE_SAVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .exceptionally(e -> {
+                    log.warn("{} Saving consumer positions on close failed: {}", engine.name(), e.toString());
+                    return null;
+                });
         for (ScheduledFuture<?> task : new ScheduledFuture<?>[] {periodicTask, statsTask}) {
             if (task != null) {
                 task.cancel(false);
             }
         }
-        return disconnectAllConsumers(false).thenRun(engine::closeFanOut);
+        return CompletableFuture.allOf(saved, disconnectAllConsumers(false).thenRun(engine::closeFanOut));
+    }
+
+    /** The subscription is being deleted (true) or its deletion failed (false): no saves meanwhile. */
+    void deleting(boolean deleting) {
+        engine.deleting(deleting);
+    }
+
+    /** Removes the saved positions of a deleted subscription. */
+    CompletableFuture<Void> deleteSavedPositions() {
+        return engine.deleteSavedPositions();
     }
 
     @Override

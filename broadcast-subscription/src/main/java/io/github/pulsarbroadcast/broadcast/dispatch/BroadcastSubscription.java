@@ -36,12 +36,12 @@ public final class BroadcastSubscription extends PersistentSubscription {
     private final BroadcastDispatcher broadcastDispatcher;
 
     BroadcastSubscription(PersistentTopic topic, String name, ManagedCursor cursor, Map<String, String> properties,
-                          BroadcastService service, boolean recovering) {
+                          BroadcastService service, SubscriptionStart start) {
         super(topic, name, cursor, false, properties);
         SubscriptionStorage storage = new ManagedCursorStorage(cursor, (ManagedLedgerImpl) topic.getManagedLedger(),
                 this, service.pulsar().getConfiguration().isAutoSkipNonRecoverableData());
         this.broadcastDispatcher = new BroadcastDispatcher(this, storage, topic.getName(),
-                TopicName.getPartitionIndex(topic.getName()), service, recovering);
+                TopicName.getPartitionIndex(topic.getName()), service, start);
         this.dispatcher = broadcastDispatcher;
     }
 
@@ -100,6 +100,29 @@ public final class BroadcastSubscription extends PersistentSubscription {
     public CompletableFuture<Void> resetCursor(long timestamp) {
         broadcastDispatcher.beginReset();
         return super.resetCursor(timestamp).whenComplete((v, e) -> broadcastDispatcher.endReset());
+    }
+
+    /** Stock deletion (unsubscribe, admin delete, expiry), then the saved consumer positions are removed. */
+    @Override
+    public CompletableFuture<Void> delete() {
+        return deleteThenPositions(super::delete);
+    }
+
+    /** As {@link #delete()}, disconnecting consumers first. */
+    @Override
+    public CompletableFuture<Void> deleteForcefully() {
+        return deleteThenPositions(super::deleteForcefully);
+    }
+
+    private CompletableFuture<Void> deleteThenPositions(java.util.function.Supplier<CompletableFuture<Void>> stock) {
+        broadcastDispatcher.deleting(true);
+        return stock.get().handle((v, e) -> {
+            if (e != null) {
+                broadcastDispatcher.deleting(false);
+                return CompletableFuture.<Void>failedFuture(e);
+            }
+            return broadcastDispatcher.deleteSavedPositions();
+        }).thenCompose(f -> f);
     }
 
     /** Moves the durable mark-delete position to {@code position} through the stock acknowledgement path. */

@@ -29,6 +29,11 @@ final class CatchUpReads extends StorageReads {
     private static final Logger log = LoggerFactory.getLogger(CatchUpReads.class);
 
     private final TreeMap<PositionImpl, List<BroadcastConsumer>> catchingUp = new TreeMap<>();
+    /**
+     * The read in flight started before the subscription's cursor was reset: the positions it skipped as deleted may
+     * be undeleted now, so its answer must not move anyone past them.
+     */
+    private boolean stale;
     /** The range the read in flight asked for. */
     private PositionImpl requestedFrom;
     private PositionImpl requestedUpTo;
@@ -40,19 +45,31 @@ final class CatchUpReads extends StorageReads {
     /** {@code bc} waits at {@code next} (a normalized position behind the window) with permits. */
     void await(BroadcastConsumer bc, PositionImpl next) {
         bc.state = BroadcastConsumer.State.CATCHING_UP;
+        bc.catchingUpAt = next;
         catchingUp.computeIfAbsent(next, k -> new ArrayList<>()).add(bc);
         read();
     }
 
+    /**
+     * Takes {@code bc} off the position it waits at. By the key it was filed under, not by its cursor's next
+     * position: a consumer that resumed the same position by name may have rewound the shared cursor meanwhile.
+     */
     void forget(BroadcastConsumer bc) {
-        List<BroadcastConsumer> list = catchingUp.get(bc.cursor.next());
+        PositionImpl at = bc.catchingUpAt;
+        List<BroadcastConsumer> list = at == null ? null : catchingUp.get(at);
         if (list != null && list.remove(bc) && list.isEmpty()) {
-            catchingUp.remove(bc.cursor.next());
+            catchingUp.remove(at);
         }
+        bc.catchingUpAt = null;
     }
 
     void clear() {
         catchingUp.clear();
+    }
+
+    /** The cursor was reset: the answer of a read in flight is thrown away and the read made again. */
+    void invalidate() {
+        stale = pending;
     }
 
     @Override
@@ -102,6 +119,7 @@ final class CatchUpReads extends StorageReads {
         covered.clear();
         for (BroadcastConsumer bc : taken) {
             bc.state = BroadcastConsumer.State.IDLE;
+            bc.catchingUpAt = null;
         }
         return taken;
     }
@@ -109,8 +127,10 @@ final class CatchUpReads extends StorageReads {
     @Override
     void onEntries(List<Entry> entries) {
         pending = false;
-        if (fanOut.isClosed()) {
+        if (fanOut.isClosed() || stale) {
             entries.forEach(Entry::release);
+            stale = false;
+            read();
             return;
         }
         succeeded();
@@ -123,6 +143,9 @@ final class CatchUpReads extends StorageReads {
         List<BroadcastConsumer> served = takeRange(requestedFrom, upTo);
         Map<ConsumerConnection, ConnectionSend> sends = new IdentityHashMap<>();
         for (BroadcastConsumer bc : served) {
+            if (bc.isRemoved()) {
+                continue; // its cursor may be resumed by another consumer of the same name: never move it
+            }
             fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.next()), bc, sends);
             if (bc.cursor.permits() > 0 && bc.cursor.next().compareTo(batch.after()) < 0) {
                 bc.cursor.advanceNextTo(batch.after());
@@ -137,6 +160,7 @@ final class CatchUpReads extends StorageReads {
     @Override
     void onFailed(ManagedLedgerException e) {
         pending = false;
+        stale = false;
         if (fanOut.isClosed()) {
             return;
         }

@@ -131,6 +131,7 @@ final class FanOut {
     /** Drops the window and pending reads; consumers stay (used when the cursor was reset or all left). */
     void release() {
         tail.cancel();
+        catchUp.invalidate();
         window.clear();
     }
 

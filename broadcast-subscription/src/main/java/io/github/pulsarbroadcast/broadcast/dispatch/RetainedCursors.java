@@ -1,6 +1,8 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.cursor.CursorRules;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -14,9 +16,10 @@ import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyExcep
 /**
  * Every consumer position that holds the subscription's backlog: those of connected consumers and those retained
  * for a reconnect. A position is identified by its consumer name; it is created when a name first joins, stays
- * while the consumer is connected, is retained for {@code broadcastReconnectGraceSeconds} after it leaves, and is
+ * while the consumer is connected, is retained for {@code broadcastConsumerRetentionSeconds} after it leaves, and is
  * resumed by the next consumer that joins with that name. Consumers without a name keep a position only while
- * connected.
+ * connected. Named positions are what {@link #save} hands to the {@link PositionSync} and {@link #restore} takes
+ * back when the subscription loads on a broker.
  *
  * <p>Why one registry instead of a connected map and a parked map: the mark-delete scan must see every position at
  * every moment. With two maps, a consumer moving from one to the other (a join resuming, a leave retaining) was in
@@ -50,6 +53,8 @@ final class RetainedCursors {
         PositionImpl lowestAcknowledged;
         PositionImpl lowestNext;
         final List<BroadcastConsumer> movedForward = new ArrayList<>();
+        /** Whether any position (connected or retained) was moved forward. */
+        boolean movedAny;
         int expired;
     }
 
@@ -120,6 +125,7 @@ final class RetainedCursors {
         out.lowestAcknowledged = null;
         out.lowestNext = null;
         out.movedForward.clear();
+        out.movedAny = false;
         out.expired = 0;
         for (Iterator<Slot> it = byName.values().iterator(); it.hasNext(); ) {
             Slot slot = it.next();
@@ -137,8 +143,11 @@ final class RetainedCursors {
 
     private static void visit(VirtualCursor cursor, BroadcastConsumer attachedTo, PositionImpl markDeleted,
                               Scan out) {
-        if (cursor.skipTo(markDeleted) && attachedTo != null) {
-            out.movedForward.add(attachedTo);
+        if (cursor.skipTo(markDeleted)) {
+            out.movedAny = true;
+            if (attachedTo != null) {
+                out.movedForward.add(attachedTo);
+            }
         }
         out.lowestAcknowledged = min(out.lowestAcknowledged, cursor.acknowledged());
         if (attachedTo != null) {
@@ -148,6 +157,64 @@ final class RetainedCursors {
 
     private static PositionImpl min(PositionImpl a, PositionImpl b) {
         return a == null || b.compareTo(a) < 0 ? b : a;
+    }
+
+    /**
+     * Every named position as saved: a connected consumer's with retention 0, a retained one's with the wall-clock
+     * time it expires.
+     */
+    synchronized List<SavedPosition> save(long nowNanos, long wallMillis) {
+        List<SavedPosition> out = new ArrayList<>(byName.size());
+        for (Map.Entry<String, Slot> e : byName.entrySet()) {
+            Slot slot = e.getValue();
+            long until = slot.attached != null ? 0
+                    : wallMillis + Math.max(1, (slot.expiresAtNanos - nowNanos) / 1_000_000);
+            out.add(slot.cursor.save((acked, ranges) -> new SavedPosition(e.getKey(), acked.getLedgerId(),
+                    acked.getEntryId(), ranges, until)));
+        }
+        return out;
+    }
+
+    /**
+     * Takes back saved positions as retained ones (before any consumer joins): a position saved while its consumer
+     * was connected is retained for {@code retentionNanos} from now, a retained one until it was due to expire but at
+     * least {@code minNanos} from now (its consumer may have reconnected after the last save, and must get the time
+     * to come back after the move).
+     *
+     * @return how many saved positions had expired already and were dropped
+     */
+    synchronized int restore(List<SavedPosition> saved, long nowNanos, long wallMillis, long retentionNanos,
+                             long minNanos, CursorRules rules) {
+        int expired = 0;
+        for (SavedPosition p : saved) {
+            long expiresAt = p.retainedUntilMillis() == 0 ? nowNanos + retentionNanos
+                    : nowNanos + Math.max(minNanos, (p.retainedUntilMillis() - wallMillis) * 1_000_000);
+            if (p.name().isEmpty() || expiresAt - nowNanos <= 0 || byName.containsKey(p.name())) {
+                expired += p.name().isEmpty() || byName.containsKey(p.name()) ? 0 : 1;
+                continue;
+            }
+            Slot slot = new Slot(VirtualCursor.restored(PositionImpl.get(p.ackedLedger(), p.ackedEntry()),
+                    p.ranges(), rules));
+            slot.expiresAtNanos = expiresAt;
+            byName.put(p.name(), slot);
+        }
+        return expired;
+    }
+
+    /**
+     * After a reset-cursor: every retained position starts again at {@code at} (the reset position), retained until
+     * {@code expiresAtNanos}, so that the consumers the reset disconnected resume there by name; those that had
+     * expired by {@code nowNanos} are dropped.
+     */
+    synchronized void restartAll(PositionImpl at, CursorRules rules, long nowNanos, long expiresAtNanos) {
+        byName.values().removeIf(slot -> slot.attached == null && slot.expiresAtNanos - nowNanos < 0);
+        for (Map.Entry<String, Slot> e : byName.entrySet()) {
+            if (e.getValue().attached == null) {
+                Slot fresh = new Slot(new VirtualCursor(at, rules));
+                fresh.expiresAtNanos = expiresAtNanos;
+                e.setValue(fresh);
+            }
+        }
     }
 
     /** Drops every retained position (reset-cursor, close); connected consumers keep theirs. */

@@ -5,6 +5,7 @@ import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
 import io.github.pulsarbroadcast.broadcast.cursor.CursorRules;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The dispatch core of one broadcast subscription, free of stock broker objects: who is attached, every retained
  * position ({@link RetainedCursors}), the fan-out ({@link FanOut}), acknowledgements, and the periodic sync that
- * moves the durable mark-delete position. {@link BroadcastDispatcher} adapts it to the stock {@code Dispatcher}
+ * moves the durable mark-delete position and saves every consumer's position ({@link PositionSync}).
+ * {@link BroadcastDispatcher} adapts it to the stock {@code Dispatcher}
  * interface; the model tests drive it directly with an in-memory storage, fake connections and a task queue.
  *
  * <p>Threading: {@link #join}, {@link #leave}, {@link #acknowledge} and the reset methods run on any thread (stock
@@ -41,16 +43,17 @@ final class SubscriptionEngine {
     private final DispatchCounters counters = new DispatchCounters();
     private final FanOut fanOut;
     private final RetainedCursors.Scan scan = new RetainedCursors.Scan();
+    private final PositionSync positions;
 
     /** Until when (nano clock) joining consumers start at the mark-delete position. */
     private volatile long recoveryUntilNanos;
     private volatile boolean closed;
-    /** Reset-cursor operations under way: while any runs, no joins, no retained positions, no mark-delete. */
+    /** Reset-cursor operations under way: while any runs, no joins and no mark-delete. */
     private final java.util.concurrent.atomic.AtomicInteger resets = new java.util.concurrent.atomic.AtomicInteger();
 
     SubscriptionEngine(String topicName, String subscriptionName, int partitionIndex, SubscriptionStorage storage,
                        BroadcastConfig config, WindowBudget windowBudget, DispatchLoop loop, LongSupplier nanoClock,
-                       boolean recovering) {
+                       SubscriptionStart start) {
         this.name = "[" + topicName + "][" + subscriptionName + "]";
         this.topicName = topicName;
         this.partitionIndex = partitionIndex;
@@ -60,9 +63,22 @@ final class SubscriptionEngine {
         this.loop = loop;
         this.nanoClock = nanoClock;
         this.fanOut = new FanOut(this, storage, config, windowBudget, name);
-        if (recovering) {
+        this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop);
+        if (start.restored != null) {
+            int expired = cursors.restore(start.restored, nanoClock.getAsLong(), loop.wallMillis(),
+                    retentionNanos(), Math.min(retentionNanos(), TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds())),
+                    rules);
+            counters.retainedExpired.add(expired);
+            log.info("{} Restored {} saved consumer positions ({} had expired)", name, start.restored.size() - expired,
+                    expired);
+        }
+        if (start.recovering) {
             startRecoveryWindow();
         }
+    }
+
+    private long retentionNanos() {
+        return TimeUnit.SECONDS.toNanos(config.consumerRetentionSeconds());
     }
 
     // ----- plumbing for FanOut -----
@@ -125,6 +141,7 @@ final class SubscriptionEngine {
         if (bc.resumed) {
             counters.resumedByName.increment();
         }
+        positions.changed();
         post(() -> fanOut.join(bc));
         if (log.isDebugEnabled()) {
             log.debug("{} Consumer {} joined ({}) at {}", name, consumerName, bc.resumed ? "resumed"
@@ -141,8 +158,9 @@ final class SubscriptionEngine {
 
     /** Detaches a consumer; its position is retained for a reconnect unless the subscription closes or resets. */
     void leave(BroadcastConsumer bc) {
-        boolean retain = !closed && resets.get() == 0 && config.reconnectGraceSeconds() > 0;
-        cursors.detach(bc, retain, nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
+        boolean retain = !closed && config.consumerRetentionSeconds() > 0;
+        cursors.detach(bc, retain, nanoClock.getAsLong() + retentionNanos());
+        positions.changed();
         post(() -> fanOut.remove(bc));
     }
 
@@ -173,7 +191,9 @@ final class SubscriptionEngine {
         bc.lastAckedMillis = System.currentTimeMillis();
         AckResult result = cumulative ? bc.cursor.acknowledgeCumulative(position)
                 : bc.cursor.acknowledgeIndividual(position);
-        if (result == AckResult.NOT_SENT) {
+        if (result == AckResult.ADVANCED || result == AckResult.RECORDED) {
+            positions.changed();
+        } else if (result == AckResult.NOT_SENT) {
             counters.rejectedAcks.increment();
             if (log.isDebugEnabled()) {
                 log.debug("{} Rejected ack of {} from {}: never sent to it", name, position, bc);
@@ -206,7 +226,11 @@ final class SubscriptionEngine {
         if (scan.expired > 0) {
             counters.retainedExpired.add(scan.expired);
             log.info("{} Dropped {} retained consumer positions: their consumers did not reconnect within {} s",
-                    name, scan.expired, config.reconnectGraceSeconds());
+                    name, scan.expired, config.consumerRetentionSeconds());
+            positions.changed();
+        }
+        if (scan.movedAny) {
+            positions.changed();
         }
         if (!scan.movedForward.isEmpty()) {
             PositionImpl next = storage.next(markDeleted);
@@ -225,18 +249,25 @@ final class SubscriptionEngine {
         if (scan.lowestNext != null) {
             fanOut.trimWindow(scan.lowestNext);
         }
+        positions.maybeSave(cursors, nanoClock.getAsLong());
     }
 
     // ----- reset, close -----
 
-    /** An operator's reset-cursor starts: refuse joins, retain nothing, freeze the mark-delete. */
+    /** An operator's reset-cursor starts: refuse joins, freeze the mark-delete. */
     void beginReset() {
         resets.incrementAndGet();
     }
 
-    /** The managed cursor was reset: every position starts again from the new mark-delete position. */
+    /**
+     * The managed cursor was reset: every position (those of the consumers the reset disconnected included) starts
+     * again from the new mark-delete position, and for the recovery window joins of new names start there too.
+     */
     void cursorReset() {
-        cursors.dropRetained();
+        long now = nanoClock.getAsLong();
+        cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
+        // Saved at once: a crash before the next periodic save must not bring back positions from before the reset.
+        positions.saveNow(cursors, now);
         startRecoveryWindow();
         post(fanOut::release);
     }
@@ -245,9 +276,27 @@ final class SubscriptionEngine {
         resets.decrementAndGet();
     }
 
-    void close() {
+    /**
+     * Closes the subscription on this broker: saves every position as it is (connected consumers included, so they
+     * resume where they are on the next owner), then stops retaining. The future completes when the save is done.
+     */
+    CompletableFuture<Void> close() {
+        CompletableFuture<Void> saved = closed ? CompletableFuture.completedFuture(null)
+                : positions.saveNow(cursors, nanoClock.getAsLong());
         closed = true;
         cursors.dropRetained();
+        return saved;
+    }
+
+    /** The subscription is being deleted: stop saving (true), or it was not after all (false). */
+    void deleting(boolean deleting) {
+        positions.stop(deleting);
+    }
+
+    /** Removes the saved positions (after the subscription was deleted). */
+    CompletableFuture<Void> deleteSavedPositions() {
+        positions.stop(true);
+        return positions.store().delete();
     }
 
     /** Closes the fan-out once every consumer has left (dispatch thread). */

@@ -2,9 +2,11 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
+import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
@@ -30,15 +32,20 @@ import org.slf4j.LoggerFactory;
  *       subscription for every cursor): adopted, same cursor, if no consumer is attached to it.</li>
  *   <li>Existing subscription that is not broadcast: refused with a message that says so.</li>
  * </ul>
+ * Before adopting an existing cursor it loads the consumers' saved positions ({@link PositionStore#load}); a new
+ * subscription discards whatever was saved under its name before ({@link PositionStore#discard}).
  *
- * <p>Threading: stateless; runs on whatever thread completes the topic lookup. Adoption swaps the map entry with
- * compare-and-remove then put-if-absent, and retries if another thread raced it.
+ * <p>Threading: runs on whatever thread completes the topic lookup. {@link #installing} (concurrent) makes the
+ * many subscribes that arrive together after a topic move wait for one load and adoption; adoption swaps the map
+ * entry with compare-and-remove then put-if-absent, and retries if another thread raced it.
  */
 public final class SubscriptionInstaller {
 
     private static final Logger log = LoggerFactory.getLogger(SubscriptionInstaller.class);
 
     private final BroadcastService service;
+    /** Installations under way, by topic and subscription. */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> installing = new ConcurrentHashMap<>();
 
     public SubscriptionInstaller(BroadcastService service) {
         this.service = service;
@@ -52,8 +59,33 @@ public final class SubscriptionInstaller {
     public CompletableFuture<Void> install(PersistentTopic topic, String name, InitialPosition initialPosition,
                                            Map<String, String> requestedProperties, boolean allowCreate) {
         PersistentSubscription existing = topic.getSubscriptions().get(name);
+        if (existing instanceof BroadcastSubscription) {
+            return CompletableFuture.completedFuture(null);
+        }
+        String key = topic.getName() + "\0" + name;
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> running = installing.putIfAbsent(key, mine);
+        if (running != null) {
+            // Another subscribe is installing it: wait, then look again (it may have failed, or been a stock one).
+            return running.handle((v, e) -> null).thenCompose(v -> install(topic, name, initialPosition,
+                    requestedProperties, allowCreate));
+        }
+        CompletableFuture<Void> done = installOnce(topic, name, initialPosition, requestedProperties, allowCreate);
+        done.whenComplete((v, e) -> {
+            installing.remove(key, mine);
+            mine.complete(null);
+        });
+        return done;
+    }
+
+    private CompletableFuture<Void> installOnce(PersistentTopic topic, String name, InitialPosition initialPosition,
+                                                Map<String, String> requestedProperties, boolean allowCreate) {
+        PersistentSubscription existing = topic.getSubscriptions().get(name);
         if (existing != null) {
-            return adopt(topic, existing, true);
+            if (existing instanceof BroadcastSubscription || !BroadcastSubscription.isMarkedBroadcast(existing)) {
+                return adopt(topic, existing, null);
+            }
+            return start(topic, name, true).thenCompose(start -> adopt(topic, existing, start));
         }
         if (!allowCreate) {
             return CompletableFuture.failedFuture(new SubscriptionNotFoundException("Subscription does not exist"));
@@ -65,10 +97,44 @@ public final class SubscriptionInstaller {
         // attached to it before the move must be treated as reconnecting (the recovery window), not as new ones.
         boolean cursorExisted = cursorExists(topic, name);
         return topic.createSubscription(name, initialPosition, false, properties)
-                .thenCompose(created -> adopt(topic, (PersistentSubscription) created, cursorExisted));
+                .thenCompose(created -> start(topic, name, cursorExisted)
+                        .thenCompose(start -> adopt(topic, (PersistentSubscription) created, start)));
     }
 
-    private CompletableFuture<Void> adopt(PersistentTopic topic, PersistentSubscription existing, boolean loaded) {
+    /**
+     * How the subscription starts: with its saved positions when its cursor existed and they can be read; in the
+     * recovery window when they cannot (duplicates, never loss); afresh, with nothing saved, when it is new.
+     */
+    private CompletableFuture<SubscriptionStart> start(PersistentTopic topic, String name, boolean cursorExisted) {
+        PositionStore store = service.positionStore(topic.getName(), name);
+        String logName = "[" + topic.getName() + "][" + name + "]";
+        if (service.config().positionSyncIntervalMs() == 0) {
+            return CompletableFuture.completedFuture(new SubscriptionStart(store, null, cursorExisted));
+        }
+        if (!cursorExisted) {
+            return store.discard().handle((v, e) -> {
+                if (e != null) {
+                    log.warn("{} Could not clear saved consumer positions for the new subscription: {}", logName,
+                            e.toString());
+                }
+                return new SubscriptionStart(store, null, false);
+            });
+        }
+        return store.load().handle((loaded, e) -> {
+            if (e == null && loaded.found() && !loaded.positions.isEmpty()) {
+                return new SubscriptionStart(store, loaded.positions, false);
+            }
+            String why = e != null ? "reading them failed: " + e : loaded.problem != null
+                    ? "they are unreadable: " + loaded.problem : "none were saved";
+            log.warn("{} No saved consumer positions ({}): consumers that were attached resume at the mark-delete"
+                    + " position during the next {} s (duplicates, not loss)", logName, why,
+                    service.config().reconnectGraceSeconds());
+            return new SubscriptionStart(store, e == null && loaded.found() ? loaded.positions : null, true);
+        });
+    }
+
+    private CompletableFuture<Void> adopt(PersistentTopic topic, PersistentSubscription existing,
+                                          SubscriptionStart start) {
         for (int attempt = 0; attempt < 10; attempt++) {
             if (existing instanceof BroadcastSubscription) {
                 return CompletableFuture.completedFuture(null);
@@ -77,6 +143,9 @@ public final class SubscriptionInstaller {
                 return CompletableFuture.failedFuture(new NotAllowedException("Subscription '" + existing.getName()
                         + "' already exists and is not a broadcast subscription: use another subscription name, or"
                         + " drop " + BroadcastMode.KEY + " to join it as a stock consumer"));
+            }
+            if (start == null) {
+                break;
             }
             synchronized (existing) {
                 if (!existing.getConsumers().isEmpty()) {
@@ -87,11 +156,12 @@ public final class SubscriptionInstaller {
                 if (topic.getSubscriptions().remove(existing.getName(), existing)) {
                     closeStockDispatcher(existing);
                     BroadcastSubscription ours = new BroadcastSubscription(topic, existing.getName(),
-                            existing.getCursor(), existing.getSubscriptionProperties(), service, loaded);
+                            existing.getCursor(), existing.getSubscriptionProperties(), service, start);
                     PersistentSubscription raced = topic.getSubscriptions().putIfAbsent(existing.getName(), ours);
                     if (raced == null) {
                         log.info("[{}][{}] Broadcast subscription installed ({})", topic.getName(),
-                                existing.getName(), loaded ? "existing cursor, recovery window" : "new");
+                                existing.getName(), start.recovering ? "existing cursor, recovery window"
+                                        : start.restored != null ? "existing cursor, saved positions" : "new");
                         return CompletableFuture.completedFuture(null);
                     }
                     ours.broadcastDispatcher().close();

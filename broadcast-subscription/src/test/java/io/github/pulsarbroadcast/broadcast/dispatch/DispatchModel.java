@@ -22,7 +22,9 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  * roll over every few entries, sometimes leaving a gap of a removed empty ledger), dispatch tasks and storage answers
  * in random order, flows, consumption with individual, cumulative and missing acks, redelivery, consumers leaving
  * and rejoining under the same or a new name, the last consumer leaving while another joins, connections whose
- * event loop rejects sends, failed reads, operator skips (TTL, backlog eviction), reset-cursor and topic reloads.
+ * event loop rejects sends, failed reads, operator skips (TTL, backlog eviction), reset-cursor and topic reloads:
+ * graceful ones (the positions are saved on close) and crashes (the new owner has only the last periodic save), with
+ * saved positions restored through the real codec, or with saving switched off (the recovery window).
  *
  * <p>Checked after every step and at every delivery, against what clients were sent and acknowledged:
  * <ul>
@@ -32,7 +34,9 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  *   <li><b>order, no gap</b>: each connection of a consumer receives positions in increasing order (a redelivery
  *       starts a new run), and skips only what that consumer acknowledged or an operator deleted;</li>
  *   <li><b>flow control</b>: no consumer is sent more messages than it gave permits for;</li>
- *   <li><b>retention</b>: a consumer that rejoins within the grace period resumes its own position;</li>
+ *   <li><b>retention</b>: a consumer that rejoins within the retention period resumes its own position, also after
+ *       a reload when its position was saved, and then at or below what it acknowledged (duplicates, never
+ *       loss);</li>
  * </ul>
  * and at the end, after a drain without faults: <b>liveness</b> (every connected consumer received and acknowledged
  * every message after its start, and the mark-delete position reached the end) and <b>no leak</b> (every entry
@@ -68,8 +72,13 @@ final class DispatchModel implements ModelHarness.Deliveries {
         }
 
         boolean retained() {
+            return retainedFor(0);
+        }
+
+        /** Retained, with {@code slackMs} less retention (saved expiry times are wall-clock milliseconds). */
+        boolean retainedFor(long slackMs) {
             return connected || (!dropped && leftAtNanos >= 0
-                    && world.nowNanos - leftAtNanos < GRACE_SECONDS * 1_000_000_000L);
+                    && world.nowNanos - leftAtNanos < GRACE_SECONDS * 1_000_000_000L - slackMs * 1_000_000L);
         }
 
         /** An operator deleted everything up to {@code p}: it counts as acknowledged. */
@@ -129,24 +138,25 @@ final class DispatchModel implements ModelHarness.Deliveries {
     private PositionImpl markDeletedAtResetStart;
     private long consumerIds;
     private final ArrayDeque<String> trace = new ArrayDeque<>();
+    private final ModelPositionStore positions = new ModelPositionStore();
 
     DispatchModel(long seed) {
         this.seed = seed;
         this.rnd = new Random(seed);
         this.ledger = new ModelLedger(3, 1 + rnd.nextInt(6));
         this.config = ModelHarness.config(1 + rnd.nextInt(12), 1 + rnd.nextInt(8), GRACE_SECONDS,
-                rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3) : 1000);
+                rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3) : 1000, rnd.nextInt(5) == 0 ? 0 : 1000 + rnd.nextInt(9000));
         this.floor = ledger.markDeleted();
         this.budget = rnd.nextInt(4) == 0 ? new WindowBudget(100 + rnd.nextInt(400)) : WindowBudget.unlimited();
-        this.engine = newEngine(false);
+        this.engine = newEngine(new SubscriptionStart(positions, null, false));
     }
 
-    private SubscriptionEngine newEngine(boolean recovering) {
-        if (recovering) {
-            recoveryUntilNanos = world.nowNanos + GRACE_SECONDS * 1_000_000_000L;
-        }
+    private SubscriptionEngine newEngine(SubscriptionStart start) {
+        // A new engine has a recovery window only when it starts without saved positions.
+        recoveryUntilNanos = start.recovering ? world.nowNanos + GRACE_SECONDS * 1_000_000_000L
+                : Math.min(recoveryUntilNanos, world.nowNanos);
         return new SubscriptionEngine("persistent://model/ns/topic", "fleet", -1, ledger, config, budget, world,
-                () -> world.nowNanos, recovering);
+                () -> world.nowNanos, start);
     }
 
     /** Runs {@code steps} random steps, a drain and the final checks; throws {@link AssertionError} on a violation. */
@@ -239,7 +249,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         boolean recovering = world.nowNanos - recoveryUntilNanos < 0;
         PositionImpl freshStart = initial == InitialPosition.Earliest || recovering
                 ? ledger.markDeleted() : ledger.lastConfirmed();
-        boolean mustResume = id.retained();
+        boolean mustResume = id.retainedFor(1_000);
         ModelHarness.Connection cnx = new ModelHarness.Connection(this);
         BroadcastConsumer bc;
         try {
@@ -254,6 +264,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
         check(!resetPending, "join of " + name + " accepted during a reset");
         check(!mustResume || bc.resumed, name + " rejoined within the grace period but did not resume its position");
         check(!bc.resumed || (!id.dropped && id.leftAtNanos >= 0), name + " resumed a position it never had");
+        check(!bc.resumed || bc.cursor.acknowledged().compareTo(max(id.cumAcked, floor)) <= 0, name + " resumed at "
+                + bc.cursor.acknowledged() + ", past what it acknowledged: " + id.cumAcked);
         if (!bc.resumed) {
             check(bc.cursor.acknowledged().equals(freshStart), name + " started at " + bc.cursor.acknowledged()
                     + ", expected " + freshStart);
@@ -273,9 +285,6 @@ final class DispatchModel implements ModelHarness.Deliveries {
         byConsumer.remove(s.bc);
         s.id.connected = false;
         s.id.leftAtNanos = world.nowNanos;
-        if (resetPending) {
-            s.id.dropped = true;
-        }
         engine.leave(s.bc);
         // Stock PersistentSubscription.removeConsumer: no consumer left, so the cursor leaves the waiting list.
         if (engine.attachedCount() == 0) {
@@ -404,17 +413,32 @@ final class DispatchModel implements ModelHarness.Deliveries {
         resetPending = false;
         floor = to;
         recoveryUntilNanos = world.nowNanos + GRACE_SECONDS * 1_000_000_000L;
+        // Every retained position starts again at the reset position, retained from now.
         for (Identity id : identities.values()) {
-            id.dropped = true;
+            if (id.retained()) {
+                id.startAt(to);
+                id.leftAtNanos = world.nowNanos;
+            } else {
+                id.dropped = true;
+            }
         }
         note("reset to " + to);
     }
 
+    /**
+     * The topic moves: gracefully (the positions are saved on close) or by a crash (the new owner loads the last
+     * periodic save). Like the installer, the new engine restores saved positions, or opens the recovery window when
+     * there are none (saving off, or nothing saved yet).
+     */
     private void reload() {
         if (resetPending) {
             return;
         }
-        note("reload");
+        boolean crash = rnd.nextBoolean();
+        note(crash ? "crash" : "reload");
+        if (crash) {
+            engine.deleting(true); // a crashed broker saves nothing more
+        }
         engine.close();
         while (!sessions.isEmpty()) {
             leave(sessions.get(0));
@@ -424,10 +448,19 @@ final class DispatchModel implements ModelHarness.Deliveries {
             // let the old engine finish and release what it holds
         }
         ledger.reload();
-        for (Identity id : identities.values()) {
-            id.dropped = true;
+        boolean restore = config.positionSyncIntervalMs() > 0 && positions.saved != null && !positions.saved.isEmpty();
+        Set<String> saved = new HashSet<>();
+        if (restore) {
+            positions.saved.forEach(p -> saved.add(p.name()));
         }
-        engine = newEngine(true);
+        for (Identity id : identities.values()) {
+            id.dropped |= !saved.contains(id.name);
+            if (saved.contains(id.name)) {
+                // Restored positions are kept at least the reconnect grace from the load (retention = grace here).
+                id.leftAtNanos = Math.max(id.leftAtNanos, world.nowNanos);
+            }
+        }
+        engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null, !restore));
     }
 
     // ----- what connections see -----

@@ -64,15 +64,24 @@ final class ModelHarness implements DispatchLoop {
         }
     }
 
+    /** The model's wall clock follows its virtual time (from an arbitrary epoch). */
+    @Override
+    public long wallMillis() {
+        return 1_700_000_000_000L + nowNanos / 1_000_000L;
+    }
+
     long nextScheduledInMs() {
         return scheduled.isEmpty() ? -1 : Math.max(0, ((long) scheduled.peek()[0] - nowNanos) / 1_000_000L);
     }
 
-    static BroadcastConfig config(int windowEntries, int readBatch, int graceSeconds, int maxAckRanges) {
+    static BroadcastConfig config(int windowEntries, int readBatch, int graceSeconds, int maxAckRanges,
+                                  int positionSyncIntervalMs) {
         Properties p = new Properties();
         p.setProperty("broadcastWindowMaxEntries", Integer.toString(windowEntries));
         p.setProperty("broadcastMaxReadBatchSize", Integer.toString(readBatch));
         p.setProperty("broadcastReconnectGraceSeconds", Integer.toString(graceSeconds));
+        p.setProperty("broadcastConsumerRetentionSeconds", Integer.toString(graceSeconds));
+        p.setProperty("broadcastPositionSyncIntervalMs", Integer.toString(positionSyncIntervalMs));
         p.setProperty("broadcastMaxAckRangesPerConsumer", Integer.toString(maxAckRanges));
         return BroadcastConfig.from(p);
     }

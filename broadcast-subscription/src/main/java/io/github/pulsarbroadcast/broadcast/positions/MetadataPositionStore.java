@@ -1,0 +1,310 @@
+package io.github.pulsarbroadcast.broadcast.positions;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.zip.CRC32;
+import org.apache.pulsar.metadata.api.GetResult;
+import org.apache.pulsar.metadata.api.MetadataStore;
+import org.apache.pulsar.metadata.api.MetadataStoreException.BadVersionException;
+import org.apache.pulsar.metadata.api.MetadataStoreException.NotFoundException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A subscription's positions in the cluster's metadata store (ZooKeeper in a stock 2.10 cluster), under
+ * {@value #ROOT}{@code /<tenant>/<namespace>/persistent/<topic>/<subscription>} (the same path, encoded the same
+ * way, as the subscription's managed cursor under {@code /managed-ledgers}).
+ *
+ * <p>That node, the head, holds the snapshot itself when it fits in {@link #chunkBytes} (one atomic write), otherwise
+ * where it is: chunk nodes {@code <slot>-<i>} written before the head, in the slot the current head does not use,
+ * with the length and CRC32 of the whole, so a crash between the chunks and the head leaves the previous snapshot
+ * intact. Every head write is conditional on the version this store last saw: {@link #load} and {@link #discard}
+ * write the head once with this store's own writer id, so a broker that lost the topic (paused past its session, say)
+ * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
+ * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
+ * loss).
+ *
+ * <p>Threading: any thread; writes are chained on {@link #tail} (guarded by {@code this}) and run one at a time;
+ * {@link #version}, {@link #slot} and the flags are guarded by {@code this}.
+ */
+public final class MetadataPositionStore implements PositionStore {
+
+    private static final Logger log = LoggerFactory.getLogger(MetadataPositionStore.class);
+
+    /** Root of every broadcast subscription's positions. */
+    public static final String ROOT = "/pulsar-broadcast/positions";
+    /** The stock managed-ledger root whose cursor nodes ours mirror. */
+    public static final String MANAGED_LEDGERS = "/managed-ledgers/";
+    /** Below ZooKeeper's default 1 MiB node limit (jute.maxbuffer) with room for the request. */
+    public static final int DEFAULT_CHUNK_BYTES = 512 * 1024;
+
+    private static final int HEAD_MAGIC = 0x50424801; // "PBH" version 1
+    private static final int HEAD_BYTES = 4 + 8 + 4 + 4 + 4 + 4;
+
+    private final MetadataStore store;
+    private final String path;
+    private final String name;
+    private final int chunkBytes;
+    private final long writerId = ThreadLocalRandom.current().nextLong();
+
+    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+    /** Version of the head node last seen; -1 when there is none. */
+    private long version = -1;
+    private int slot;
+    private boolean fenced;
+    private boolean deleted;
+
+    /**
+     * @param managedLedgerName the topic's managed ledger ({@code TopicName#getPersistenceNamingEncoding})
+     * @param cursorName the subscription's cursor name ({@code Codec.encode(subscription)})
+     */
+    public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
+                                 int chunkBytes) {
+        this.store = store;
+        this.path = ROOT + "/" + managedLedgerName + "/" + cursorName;
+        this.name = logName;
+        this.chunkBytes = chunkBytes;
+    }
+
+    /** Our path for the stock cursor node at {@code path} ({@code /managed-ledgers/t/ns/persistent/x/c}), or null. */
+    public static String forCursorNode(String path) {
+        if (!path.startsWith(MANAGED_LEDGERS)) {
+            return null;
+        }
+        String rest = path.substring(MANAGED_LEDGERS.length());
+        String[] parts = rest.split("/", -1);
+        return parts.length == 5 && "persistent".equals(parts[2]) ? ROOT + "/" + rest : null;
+    }
+
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public synchronized boolean isFenced() {
+        return fenced;
+    }
+
+    @Override
+    public CompletableFuture<Loaded> load() {
+        return store.get(path).thenCompose(head -> {
+            if (head.isEmpty()) {
+                return takeOver(-1, 0, 0, 0, 0, new byte[0]).thenApply(v -> new Loaded(null, null));
+            }
+            return read(head.get()).thenCompose(loaded -> takeOverAfter(head.get(), loaded));
+        });
+    }
+
+    private CompletableFuture<Loaded> takeOverAfter(GetResult head, Loaded loaded) {
+        ByteBuffer h = ByteBuffer.wrap(head.getValue());
+        if (h.remaining() < HEAD_BYTES || h.getInt() != HEAD_MAGIC) {
+            return takeOver(head.getStat().getVersion(), 0, 0, 0, 0, new byte[0]).thenApply(v -> loaded);
+        }
+        h.getLong();
+        int headSlot = h.getInt();
+        int chunks = h.getInt();
+        int length = h.getInt();
+        int crc = h.getInt();
+        byte[] inline = new byte[h.remaining()];
+        h.get(inline);
+        return takeOver(head.getStat().getVersion(), headSlot, chunks, length, crc, inline).thenApply(v -> loaded);
+    }
+
+    /** Rewrites the head as it is, with this store's writer id: a writer that saw the old version is now fenced. */
+    private CompletableFuture<Void> takeOver(long seenVersion, int headSlot, int chunks, int length, int crc,
+                                             byte[] inline) {
+        byte[] head = head(headSlot, chunks, length, crc, inline);
+        return store.put(path, head, Optional.of(seenVersion)).thenAccept(stat -> {
+            synchronized (this) {
+                version = stat.getVersion();
+                slot = headSlot;
+            }
+        });
+    }
+
+    private CompletableFuture<Loaded> read(GetResult head) {
+        ByteBuffer h = ByteBuffer.wrap(head.getValue());
+        if (h.remaining() < HEAD_BYTES || h.getInt() != HEAD_MAGIC) {
+            return CompletableFuture.completedFuture(new Loaded(null, "head node is not in format 1"));
+        }
+        h.getLong();
+        int headSlot = h.getInt();
+        int chunks = h.getInt();
+        int length = h.getInt();
+        int crc = h.getInt();
+        if (chunks == 0) {
+            byte[] inline = new byte[h.remaining()];
+            h.get(inline);
+            return CompletableFuture.completedFuture(decode(inline));
+        }
+        List<CompletableFuture<Optional<GetResult>>> reads = new ArrayList<>();
+        for (int i = 0; i < chunks; i++) {
+            reads.add(store.get(chunkPath(headSlot, i)));
+        }
+        return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0])).thenApply(v -> {
+            ByteBuffer all = ByteBuffer.allocate(length);
+            for (CompletableFuture<Optional<GetResult>> r : reads) {
+                Optional<GetResult> chunk = r.join();
+                if (chunk.isEmpty() || chunk.get().getValue().length > all.remaining()) {
+                    return new Loaded(null, "chunk missing or longer than the head says");
+                }
+                all.put(chunk.get().getValue());
+            }
+            if (all.hasRemaining() || crc(all.array()) != crc) {
+                return new Loaded(null, "chunks do not match the head (length or CRC)");
+            }
+            return decode(all.array());
+        });
+    }
+
+    private static Loaded decode(byte[] bytes) {
+        try {
+            return new Loaded(SnapshotCodec.decode(bytes), null);
+        } catch (SnapshotCodec.CorruptSnapshotException e) {
+            return new Loaded(null, e.getMessage());
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> discard() {
+        return deleteAll().thenCompose(v -> takeOver(-1, 0, 0, 0, 0, new byte[0]));
+    }
+
+    @Override
+    public CompletableFuture<Void> save(List<SavedPosition> positions) {
+        byte[] snapshot = SnapshotCodec.encode(positions);
+        return chain(() -> write(snapshot));
+    }
+
+    @Override
+    public CompletableFuture<Void> delete() {
+        synchronized (this) {
+            deleted = true;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        synchronized (this) {
+            tail = tail.handle((v, e) -> null).thenCompose(v -> deleteAll())
+                    .whenComplete((v, e) -> complete(done, e));
+        }
+        return done;
+    }
+
+    /** Deletes the head and its chunks; nothing there is fine. */
+    private CompletableFuture<Void> deleteAll() {
+        return store.deleteRecursive(path).handle((v, e) -> {
+            if (e == null || notFound(e)) {
+                return null;
+            }
+            throw e instanceof CompletionException ? (CompletionException) e : new CompletionException(e);
+        });
+    }
+
+    /** Whether {@code e} (or a cause) says the node does not exist (ZooKeeper's deleteRecursive: NoNode). */
+    private static boolean notFound(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof NotFoundException || t instanceof org.apache.zookeeper.KeeperException.NoNodeException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void complete(CompletableFuture<Void> done, Throwable e) {
+        if (e == null) {
+            done.complete(null);
+        } else {
+            done.completeExceptionally(e);
+        }
+    }
+
+    private synchronized CompletableFuture<Void> chain(java.util.function.Supplier<CompletableFuture<Void>> op) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        tail = tail.handle((v, e) -> null).thenCompose(v -> op.get()).whenComplete((v, e) -> complete(done, e));
+        return done;
+    }
+
+    private CompletableFuture<Void> write(byte[] snapshot) {
+        long expected;
+        int nextSlot;
+        synchronized (this) {
+            if (fenced || deleted) {
+                return CompletableFuture.completedFuture(null);
+            }
+            expected = version;
+            nextSlot = 1 - slot;
+        }
+        if (snapshot.length <= chunkBytes) {
+            return putHead(head(nextSlot, 0, snapshot.length, 0, snapshot), expected, nextSlot);
+        }
+        List<CompletableFuture<?>> puts = new ArrayList<>();
+        int chunks = 0;
+        for (int off = 0; off < snapshot.length; off += chunkBytes, chunks++) {
+            byte[] chunk = java.util.Arrays.copyOfRange(snapshot, off, Math.min(snapshot.length, off + chunkBytes));
+            puts.add(store.put(chunkPath(nextSlot, chunks), chunk, Optional.empty()));
+        }
+        byte[] head = head(nextSlot, chunks, snapshot.length, crc(snapshot), new byte[0]);
+        return CompletableFuture.allOf(puts.toArray(new CompletableFuture[0]))
+                .thenCompose(v -> putHead(head, expected, nextSlot));
+    }
+
+    private CompletableFuture<Void> putHead(byte[] head, long expected, int newSlot) {
+        return store.put(path, head, Optional.of(expected)).handle((stat, e) -> {
+            synchronized (this) {
+                if (e == null) {
+                    version = stat.getVersion();
+                    slot = newSlot;
+                    return null;
+                }
+            }
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof BadVersionException || cause instanceof NotFoundException) {
+                checkTakenOver();
+            }
+            throw cause instanceof CompletionException ? (CompletionException) cause : new CompletionException(cause);
+        });
+    }
+
+    /** After a conditional write failed: another writer, or the state deleted (the subscription was deleted). */
+    private void checkTakenOver() {
+        store.get(path).thenAccept(head -> {
+            synchronized (this) {
+                if (head.isEmpty()) {
+                    deleted = true;
+                    log.warn("{} Saved consumer positions were deleted meanwhile (subscription deleted?): not saving"
+                            + " them any more on this broker", name);
+                } else if (ByteBuffer.wrap(head.get().getValue()).getLong(4) != writerId) {
+                    fenced = true;
+                    log.warn("{} Another broker has taken over the saved consumer positions (it owns the topic now):"
+                            + " this broker stops saving them", name);
+                } else {
+                    version = head.get().getStat().getVersion();
+                }
+            }
+        });
+    }
+
+    private byte[] head(int headSlot, int chunks, int length, int crc, byte[] inline) {
+        return ByteBuffer.allocate(HEAD_BYTES + inline.length).putInt(HEAD_MAGIC).putLong(writerId).putInt(headSlot)
+                .putInt(chunks).putInt(length).putInt(crc).put(inline).array();
+    }
+
+    private String chunkPath(int chunkSlot, int index) {
+        return path + "/" + chunkSlot + "-" + index;
+    }
+
+    private static int crc(byte[] bytes) {
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
+        return (int) crc.getValue();
+    }
+
+    @Override
+    public String toString() {
+        return "MetadataPositionStore{" + path + "}";
+    }
+}

@@ -1,0 +1,50 @@
+package io.github.pulsarbroadcast.broadcast.positions;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where one subscription's consumer positions survive the broker: {@link MetadataPositionStore} in the cluster's
+ * metadata store; the model tests use an in-memory one.
+ *
+ * <p>Contract: {@link #load} or {@link #discard} is called once, before any {@link #save}; saves are applied in the
+ * order they were called, each one replacing the whole state; after {@link #delete} nothing is saved any more. A
+ * store that finds another writer has taken the state over (a new owner of the topic) stops saving and says so
+ * ({@link #isFenced}).
+ *
+ * <p>Threading: every method may be called from any thread; implementations serialise their writes.
+ */
+public interface PositionStore {
+
+    /** What {@link #load} found. */
+    final class Loaded {
+        /** The saved positions, or null when there are none or they could not be read. */
+        public final List<SavedPosition> positions;
+        /** Why the positions could not be read (null when read, or when nothing was ever saved). */
+        public final String problem;
+
+        public Loaded(List<SavedPosition> positions, String problem) {
+            this.positions = positions;
+            this.problem = problem;
+        }
+
+        public boolean found() {
+            return positions != null;
+        }
+    }
+
+    /** Reads the saved positions and takes the state over, so that an earlier writer can no longer save. */
+    CompletableFuture<Loaded> load();
+
+    /** Drops whatever is saved (a subscription created anew must not inherit it) and takes the state over. */
+    CompletableFuture<Void> discard();
+
+    /** Replaces the saved positions with {@code positions}. */
+    CompletableFuture<Void> save(List<SavedPosition> positions);
+
+    /** Removes the saved positions for good (the subscription is deleted). */
+    CompletableFuture<Void> delete();
+
+    /** Whether another writer took the state over, so this one no longer saves. */
+    boolean isFenced();
+}

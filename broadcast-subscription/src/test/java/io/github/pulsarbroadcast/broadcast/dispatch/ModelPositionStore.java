@@ -1,0 +1,53 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
+import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
+import io.github.pulsarbroadcast.broadcast.positions.SnapshotCodec;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The model tests' position store: saves go through the real codec and apply at once (the model's crash is a
+ * broker that dies between two saves, not during one).
+ *
+ * <p>Threading: single-threaded, like the model.
+ */
+final class ModelPositionStore implements PositionStore {
+
+    /** What a new owner would load; null when nothing is saved. */
+    List<SavedPosition> saved;
+    int saves;
+
+    @Override
+    public CompletableFuture<Loaded> load() {
+        return CompletableFuture.completedFuture(new Loaded(saved, null));
+    }
+
+    @Override
+    public CompletableFuture<Void> discard() {
+        saved = null;
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> save(List<SavedPosition> positions) {
+        try {
+            saved = SnapshotCodec.decode(SnapshotCodec.encode(positions));
+        } catch (SnapshotCodec.CorruptSnapshotException e) {
+            throw new AssertionError("the codec cannot read what it wrote", e);
+        }
+        saves++;
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete() {
+        saved = null;
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public boolean isFenced() {
+        return false;
+    }
+}

@@ -1,0 +1,116 @@
+package io.github.pulsarbroadcast.broadcast.positions;
+
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertNull;
+import static org.testng.Assert.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pulsar.metadata.api.MetadataStore;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.testng.annotations.AfterMethod;
+import org.testng.annotations.BeforeMethod;
+import org.testng.annotations.Test;
+
+/**
+ * The metadata-store position store over Pulsar's in-memory metadata store (the same API as ZooKeeper's): inline and
+ * chunked snapshots, a new owner fencing the old one, damaged chunks falling back (never misread), delete, and the
+ * mapping from a stock cursor node to ours.
+ */
+public class MetadataPositionStoreTest {
+
+    private MetadataStoreExtended metadata;
+
+    @BeforeMethod(alwaysRun = true)
+    public void open() throws Exception {
+        metadata = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+    }
+
+    @AfterMethod(alwaysRun = true)
+    public void close() throws Exception {
+        if (metadata != null) {
+            metadata.close();
+        }
+    }
+
+    private MetadataPositionStore store(MetadataStore m, int chunkBytes) {
+        return new MetadataPositionStore(m, "t/ns/persistent/topic", "fleet", "[t][fleet]", chunkBytes);
+    }
+
+    private static List<SavedPosition> positions(int n, long entry) {
+        List<SavedPosition> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(new SavedPosition("vehicle-" + i, 3, entry + i % 7, i % 5 == 0 ? new long[] {3, 100, 104} : null,
+                    i % 3 == 0 ? 1_700_000_000_000L + i : 0));
+        }
+        return out;
+    }
+
+    @Test(groups = "unit", timeOut = 60_000)
+    public void inlineAndChunkedSnapshotsComeBack() throws Exception {
+        for (int chunk : new int[] {MetadataPositionStore.DEFAULT_CHUNK_BYTES, 100}) {
+            MetadataPositionStore writer = store(metadata, chunk);
+            assertFalse(writer.load().get().found(), "nothing saved yet");
+            writer.save(positions(500, 10)).get();
+            writer.save(positions(300, 20)).get(); // the second goes to the other slot
+            PositionStore.Loaded loaded = store(metadata, chunk).load().get();
+            assertEquals(loaded.positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(300, 20))));
+            store(metadata, chunk).delete().get();
+        }
+    }
+
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aNewOwnerFencesTheOldOne() throws Exception {
+        MetadataPositionStore old = store(metadata, 100);
+        old.load().get();
+        old.save(positions(50, 1)).get();
+        MetadataPositionStore owner = store(metadata, 100);
+        assertEquals(owner.load().get().positions.size(), 50);
+        try {
+            old.save(positions(50, 2)).get();
+        } catch (Exception expected) {
+            // the conditional head write fails
+        }
+        org.awaitility.Awaitility.await().until(old::isFenced);
+        owner.save(positions(50, 3)).get();
+        assertFalse(owner.isFenced());
+        assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 3);
+    }
+
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aDamagedChunkIsReportedNotMisread() throws Exception {
+        MetadataPositionStore writer = store(metadata, 100);
+        writer.load().get();
+        writer.save(positions(200, 5)).get();
+        String chunk = writer.path() + "/" + metadata.getChildren(writer.path()).get().get(0);
+        byte[] bytes = metadata.get(chunk).get().orElseThrow().getValue();
+        bytes[bytes.length / 2] ^= 1;
+        metadata.put(chunk, bytes, Optional.empty()).get();
+        PositionStore.Loaded loaded = store(metadata, 100).load().get();
+        assertNull(loaded.positions);
+        assertTrue(loaded.problem.contains("CRC") || loaded.problem.contains("checksum"), loaded.problem);
+    }
+
+    @Test(groups = "unit", timeOut = 60_000)
+    public void deleteRemovesEverythingAndStopsSaving() throws Exception {
+        MetadataPositionStore writer = store(metadata, 100);
+        writer.load().get();
+        writer.save(positions(200, 5)).get();
+        writer.delete().get();
+        assertFalse(metadata.exists(writer.path()).get());
+        writer.save(positions(10, 5)).get();
+        assertFalse(metadata.exists(writer.path()).get(), "a save after delete writes nothing");
+    }
+
+    @Test(groups = "unit", timeOut = 60_000)
+    public void ourPathMirrorsTheStockCursorNode() {
+        assertEquals(MetadataPositionStore.forCursorNode("/managed-ledgers/t/ns/persistent/topic/fleet"),
+                MetadataPositionStore.ROOT + "/t/ns/persistent/topic/fleet");
+        assertNull(MetadataPositionStore.forCursorNode("/managed-ledgers/t/ns/persistent/topic"));
+        assertNull(MetadataPositionStore.forCursorNode("/admin/policies/t/ns"));
+        assertEquals(store(metadata, 100).path(), MetadataPositionStore.ROOT + "/t/ns/persistent/topic/fleet");
+    }
+}
