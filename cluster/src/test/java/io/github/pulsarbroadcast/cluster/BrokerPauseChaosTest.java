@@ -43,10 +43,17 @@ public class BrokerPauseChaosTest extends ChaosTestBase {
             assertTrue(pausedMs > SESSION_TIMEOUT_SECONDS * 1000, "paused only " + pausedMs + " ms");
             FaultFigures figures = observe("SIGSTOP of the owning broker (" + owner + ") for " + pausedMs / 1000
                     + " s, then SIGCONT", mark, BROKER_LOSS_RECOVERY_SECONDS + 60, 180, 0);
-            await("the resumed broker gone or not owning the topic").atMost(Duration.ofSeconds(120))
-                    .pollInterval(Duration.ofSeconds(1)).until(() -> !cluster.alive(owner) || !owner().equals(owner));
+            // What the resumed broker serves from: its own bundles. (Its HTTP lookup can name itself as the owner for
+            // minutes after SIGCONT, measured, while it refuses the topic's consumers with "not served by this
+            // instance": that is stock Pulsar's lookup, printed below, not a broker serving a topic it lost.)
+            await("the resumed broker gone or not holding the topic's bundle").atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
+                    .until(() -> !cluster.alive(owner) || !holdsTheTopicsBundle(owner));
             System.out.println("FAULT SIGSTOP: after SIGCONT the paused broker " + (cluster.alive(owner)
-                    ? "still runs and does not own the topic" : "shut itself down (its session had expired)"));
+                    ? "still runs and does not hold the topic's bundle; its lookup names "
+                    + ownerAccordingTo(owner) + " as the owner, the other broker's lookup names "
+                    + ownerAccordingTo(other) + ", " + (Millis.now() - resumedAt) / 1000 + " s after SIGCONT"
+                    : "shut itself down (its session had expired)"));
             // On SIGCONT the paused broker still believes it owns the topic for a moment (until it finds its session
             // expired and its ownership lock taken): it writes what the producer had queued on it during the pause
             // (the new owner has not fenced the ledger yet, so these are durable) and delivers part of it to the
