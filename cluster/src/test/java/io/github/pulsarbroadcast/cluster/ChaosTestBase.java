@@ -12,6 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.common.policies.data.NamespaceOwnershipStatus;
 import org.awaitility.core.ConditionTimeoutException;
 import org.testng.annotations.AfterClass;
 import org.testng.annotations.BeforeClass;
@@ -208,27 +209,44 @@ abstract class ChaosTestBase {
 
     /** The broker node that owns the topic, from a lookup on the first broker that answers. */
     protected String owner() {
-        String path = topic.replace("://", "/");
         for (String broker : cluster.brokers()) {
             if (!cluster.alive(broker)) {
                 continue;
             }
-            try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(
-                                URI.create(cluster.webUrl(broker) + "/lookup/v2/topic/" + path))
-                        .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
-                Matcher m = BROKER_URL.matcher(r.body());
-                if (r.statusCode() == 200 && m.find()) {
-                    return cluster.brokerNode(m.group(1));
-                }
-            } catch (java.io.IOException e) {
-                // try the next broker
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted", e);
+            String owner = ownerAccordingTo(broker);
+            if (owner != null) {
+                return owner;
             }
         }
         throw new AssertionError("no broker answered a lookup of " + topic);
+    }
+
+    /** The broker node that {@code broker}'s HTTP lookup names as the topic's owner; null if it does not answer. */
+    protected String ownerAccordingTo(String broker) {
+        String path = topic.replace("://", "/");
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(
+                            URI.create(cluster.webUrl(broker) + "/lookup/v2/topic/" + path))
+                    .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+            Matcher m = BROKER_URL.matcher(r.body());
+            return r.statusCode() == 200 && m.find() ? cluster.brokerNode(m.group(1)) : null;
+        } catch (java.io.IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /**
+     * Whether {@code broker} itself holds the topic's namespace bundle, active: its own list of owned bundles, which
+     * is what it serves from (rather than what its lookup answers).
+     */
+    protected boolean holdsTheTopicsBundle(String broker) throws Exception {
+        String bundle = "public/default/" + admin.lookups().getBundleRange(topic);
+        NamespaceOwnershipStatus status = admin.brokers().getOwnedNamespaces(cluster.env().get("CLUSTER_NAME"),
+                cluster.webUrl(broker).substring("http://".length())).get(bundle);
+        return status != null && status.is_active;
     }
 
     /**

@@ -32,6 +32,7 @@ final class FaultFigures {
     private final int gaps;
     private final int publishWaitMs;
     private final int messages;
+    private String gapExample = "";
 
     private FaultFigures(String fault, int[] againMs, int[] recoveryMs, int[] duplicates, int lost, int gaps,
                          int publishWaitMs, int messages) {
@@ -79,6 +80,7 @@ final class FaultFigures {
         int[] dups = new int[recorders.size()];
         int lost = 0;
         int gaps = 0;
+        String gapExample = "";
         for (int i = 0; i < recorders.size(); i++) {
             Recorder r = recorders.get(i);
             int[][] window = r.since(mark.index[i]);
@@ -86,10 +88,15 @@ final class FaultFigures {
             again[i] = again(window, mark);
             dups[i] = duplicates(r.seqsBefore(mark.index[i]), window[0]);
             lost += r.missingIn(lossFrom, lossTo);
+            if (r.gaps() > mark.gaps[i] && gaps == 0) {
+                gapExample = " (" + r + ")";
+            }
             gaps += r.gaps() - mark.gaps[i];
         }
-        return new FaultFigures(fault, again, recovery, dups, lost, gaps,
+        FaultFigures figures = new FaultFigures(fault, again, recovery, dups, lost, gaps,
                 publisher.longestWaitMs(mark.seq, publisher.storedBelow()), publisher.storedBelow() - mark.seq);
+        figures.gapExample = gapExample;
+        return figures;
     }
 
     /** From the mark to the first arrival of a message issued once the fault was in place; -1 if none arrived. */
@@ -157,12 +164,12 @@ final class FaultFigures {
     String line() {
         return String.format("FAULT %s: %d consumers, %d messages in the window; receiving again after P50 %.1f s, "
                         + "P99 %.1f s, max %.1f s; longest silence per consumer P50 %.1f s, P99 %.1f s, max %.1f s; "
-                        + "duplicates per consumer P50 %d, P99 %d, max %d; lost %d; gaps %d; "
+                        + "duplicates per consumer P50 %d, P99 %d, max %d; lost %d; gaps %d%s; "
                         + "longest publish wait %.1f s",
                 fault, recoveryMs.length, messages, percentile(againMs, 50) / 1000.0,
                 percentile(againMs, 99) / 1000.0, maxAgainMs() / 1000.0, percentile(recoveryMs, 50) / 1000.0,
                 percentile(recoveryMs, 99) / 1000.0, maxRecoveryMs() / 1000.0, percentile(duplicates, 50),
-                percentile(duplicates, 99), maxDuplicates(), lost, gaps, publishWaitMs / 1000.0);
+                percentile(duplicates, 99), maxDuplicates(), lost, gaps, gapExample, publishWaitMs / 1000.0);
     }
 
     /** Prints {@link #line()} and asserts the stated bounds. */

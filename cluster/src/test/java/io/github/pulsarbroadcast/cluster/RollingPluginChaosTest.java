@@ -117,24 +117,29 @@ public class RollingPluginChaosTest extends ChaosTestBase {
      * message from its join on, in order, and joined no later than that restart's end.
      */
     private int rollingInstall(String label) {
-        fleet.rebase();
-        FaultFigures.Mark mark = mark();
+        FaultFigures.Mark mark = null;
         int reached = -1;
         int reachedEnd = -1;
         for (String broker : cluster.brokers()) {
-            boolean fromPlugin = plugin.get(owner());
-            int before = publisher.issued();
+            String owner = owner();
+            // The restart of the owner moves the topic to the other broker: to the plugin if that one has it. What
+            // happens before is stock Failover (even the active consumer can miss messages that a consumer briefly
+            // active during a move acknowledged), so the checks start here.
+            boolean reaches = !plugin.get(owner) && broker.equals(owner) && plugin.get(otherBroker(broker));
+            if (reaches) {
+                fleet.rebase();
+                mark = mark();
+                reached = publisher.issued();
+            }
             cluster.plugin("install", broker);
             cluster.restart(broker);
             plugin.put(broker, true);
-            String owner = owner();
-            System.out.printf("ROLL %s: %s restarted with the plugin; the topic is on %s%n", label, broker, owner);
-            if (!fromPlugin && plugin.get(owner)) {
-                reached = before;
+            System.out.printf("ROLL %s: %s restarted with the plugin; the topic is on %s%n", label, broker, owner());
+            if (reaches) {
                 reachedEnd = publisher.issued();
             }
         }
-        assertTrue(reached >= 0, "the topic never reached a broker with the plugin");
+        assertTrue(reached >= 0 && plugin.get(owner()), "the topic never reached a broker with the plugin");
         int last = awaitEveryoneReached(publisher.issued() - 1);
         FaultFigures figures = FaultFigures.measure("rolling " + label + " of the plugin", mark, fleet, publisher,
                 last, last).print();
@@ -144,12 +149,13 @@ public class RollingPluginChaosTest extends ChaosTestBase {
             joins[i] = seqs.length == 0 ? -1 : seqs[0];
         }
         System.out.printf("ROLL %s: the restart that moved the topic to a broker with the plugin ran from message %d"
-                        + " to %d; consumers' first message since the start of the roll-out: P50 %d, min %d, max %d%n",
+                        + " to %d; consumers' first message since that restart began: P50 %d, min %d, max %d%n",
                 label, reached, reachedEnd, FaultFigures.percentile(joins, 50), Arrays.stream(joins).min().orElse(-1),
                 Arrays.stream(joins).max().orElse(-1));
         assertTrue(Arrays.stream(joins).max().orElse(-1) <= reachedEnd, "a consumer joined after the topic reached"
                 + " the plugin (it lost messages): " + Arrays.toString(joins));
-        figures.assertBounds(RollingRestartChaosTest.RESTART_RECOVERY_SECONDS * 4, MAX_DUPLICATES);
+        // As for a broker loss: the restarted owner is away until ready; retries whose lookup goes to it fail.
+        figures.assertBounds(BROKER_LOSS_RECOVERY_SECONDS, MAX_DUPLICATES);
         return reached;
     }
 
