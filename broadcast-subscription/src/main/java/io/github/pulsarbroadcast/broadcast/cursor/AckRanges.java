@@ -58,13 +58,36 @@ final class AckRanges {
         return n;
     }
 
+    /**
+     * Removing what lies at or below a position inside a range leaves that range open at its lower end: the rest,
+     * from the next entry on, is what remains acknowledged; when no entry is left (the position was the range's last),
+     * nothing remains. Without this, an empty open range stayed first and blocked every later absorb.
+     */
+    private void dropOpenResidue() {
+        if (ranges.isEmpty()) {
+            return;
+        }
+        Range<PositionImpl> first = ranges.asRanges().iterator().next();
+        if (first.lowerBoundType() != com.google.common.collect.BoundType.OPEN) {
+            return;
+        }
+        ranges.remove(first);
+        PositionImpl from = PositionImpl.get(first.lowerEndpoint().getLedgerId(),
+                first.lowerEndpoint().getEntryId() + 1);
+        if (from.compareTo(first.upperEndpoint()) < 0) {
+            ranges.add(Range.closedOpen(from, first.upperEndpoint()));
+        }
+    }
+
     /** The ranges as {@code ledger, firstEntry, endEntry} triples (each range lies within one ledger). */
     long[] toTriples() {
         long[] out = new long[ranges.asRanges().size() * 3];
         int i = 0;
         for (Range<PositionImpl> r : ranges.asRanges()) {
+            long first = r.lowerEndpoint().getEntryId()
+                    + (r.lowerBoundType() == com.google.common.collect.BoundType.OPEN ? 1 : 0);
             out[i++] = r.lowerEndpoint().getLedgerId();
-            out[i++] = r.lowerEndpoint().getEntryId();
+            out[i++] = first;
             out[i++] = r.upperEndpoint().getEntryId();
         }
         return out;
@@ -97,10 +120,14 @@ final class AckRanges {
      */
     PositionImpl absorbInto(PositionImpl acknowledged, PositionSequence sequence) {
         ranges.remove(Range.atMost(acknowledged));
+        dropOpenResidue();
         PositionImpl cumulative = acknowledged;
         while (!ranges.isEmpty()) {
             Range<PositionImpl> first = ranges.asRanges().iterator().next();
-            if (!first.lowerEndpoint().equals(sequence.next(cumulative))) {
+            // contains, not lowerEndpoint().equals: removing what lies at or below the cumulative position leaves a
+            // range open at its lower end when that position fell inside it (a cumulative ack of a position that was
+            // also acknowledged on its own), and its lower endpoint is then the position before the first one held.
+            if (!first.contains(sequence.next(cumulative))) {
                 break;
             }
             PositionImpl end = first.upperEndpoint();

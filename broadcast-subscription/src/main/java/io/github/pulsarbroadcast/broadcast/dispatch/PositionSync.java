@@ -14,9 +14,11 @@ import org.slf4j.LoggerFactory;
  * and once more when the subscription closes (a topic move or broker shut-down), so a graceful move loses nothing of
  * what was acknowledged. One save is in flight at a time; a failed one is retried at the next interval.
  *
- * <p>Threading: {@link #changed} is volatile (set by ack threads and the dispatch thread); {@link #maybeSave} and
- * the fields it uses ({@link #lastSaveNanos}, {@link #saving}, {@link #failuresLogged}) are confined to the dispatch
- * thread; {@link #saveNow} and {@link #stop} run on any thread (the store serialises writes).
+ * <p>Threading: {@link #changed} and {@link #stopped} are volatile (any writer); {@link #lastSaveNanos},
+ * {@link #saving} and {@link #failuresLogged} are confined to the dispatch thread. Capturing a snapshot and handing it
+ * to the store happen together under this object's monitor ({@link #capture}), with {@link #closing}: the store
+ * applies saves in the order they were handed over, so that order must be the order of capture, or an older
+ * snapshot (a periodic one captured just before the close) could land after a newer one.
  */
 final class PositionSync {
 
@@ -28,6 +30,8 @@ final class PositionSync {
     private final DispatchLoop loop;
     private volatile boolean changed;
     private volatile boolean stopped;
+    /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
+    private boolean closing;
     private long lastSaveNanos;
     private boolean saving;
     private int failuresLogged;
@@ -58,10 +62,27 @@ final class PositionSync {
             return;
         }
         changed = false;
-        saving = true;
         lastSaveNanos = nowNanos;
-        List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis());
-        store.save(positions).whenComplete((v, e) -> loop.post(() -> saved(e)));
+        CompletableFuture<Void> saved = capture(cursors, nowNanos, false);
+        if (saved != null) {
+            saving = true;
+            saved.whenComplete((v, e) -> loop.post(() -> saved(e)));
+        }
+    }
+
+    /** Captures and hands over one snapshot, unless the close save was captured already; {@code last}: it is. */
+    private synchronized CompletableFuture<Void> capture(RetainedCursors cursors, long nowNanos, boolean last) {
+        if (closing) {
+            return null;
+        }
+        closing = last;
+        return store.save(cursors.save(nowNanos, loop.wallMillis()));
+    }
+
+    /** The subscription works again after a failed close: periodic saves resume. */
+    synchronized void reopen() {
+        closing = false;
+        changed = true;
     }
 
     private void saved(Throwable e) {
@@ -77,12 +98,23 @@ final class PositionSync {
         }
     }
 
-    /** Saves the positions as they are now, whatever the interval (the subscription closes); any thread. */
-    CompletableFuture<Void> saveNow(RetainedCursors cursors, long nowNanos) {
+    /**
+     * Saves the positions as they are now, whatever the interval; any thread. {@code closing}: the subscription
+     * closes, and this is the last save (until {@link #reopen}). A failed save is retried by the next periodic one.
+     */
+    CompletableFuture<Void> saveNow(RetainedCursors cursors, long nowNanos, boolean closing) {
         if (stopped || !enabled() || store.isFenced()) {
             return CompletableFuture.completedFuture(null);
         }
-        return store.save(cursors.save(nowNanos, loop.wallMillis()));
+        CompletableFuture<Void> saved = capture(cursors, nowNanos, closing);
+        if (saved == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return saved.whenComplete((v, e) -> {
+            if (e != null) {
+                changed = true;
+            }
+        });
     }
 
     /** No more saves: the subscription is being deleted (its positions are removed after it is). */

@@ -48,6 +48,8 @@ final class SubscriptionEngine {
     /** Until when (nano clock) joining consumers start at the mark-delete position. */
     private volatile long recoveryUntilNanos;
     private volatile boolean closed;
+    /** The positions captured by {@link #close}, for {@link #reopen}; volatile (stock threads). */
+    private volatile java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> positionsAtClose;
     /** Reset-cursor operations under way: while any runs, no joins and no mark-delete. */
     private final java.util.concurrent.atomic.AtomicInteger resets = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -65,9 +67,10 @@ final class SubscriptionEngine {
         this.fanOut = new FanOut(this, storage, config, windowBudget, name);
         this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop);
         if (start.restored != null) {
+            // Kept at least the grace from the load, whatever the retention: their consumers are on their way back.
+            long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
             int expired = cursors.restore(start.restored, nanoClock.getAsLong(), loop.wallMillis(),
-                    retentionNanos(), Math.min(retentionNanos(), TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds())),
-                    rules);
+                    Math.max(retentionNanos(), grace), grace, rules);
             counters.retainedExpired.add(expired);
             log.info("{} Restored {} saved consumer positions ({} had expired)", name, start.restored.size() - expired,
                     expired);
@@ -267,7 +270,8 @@ final class SubscriptionEngine {
         long now = nanoClock.getAsLong();
         cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
         // Saved at once: a crash before the next periodic save must not bring back positions from before the reset.
-        positions.saveNow(cursors, now);
+        positions.changed();
+        positions.saveNow(cursors, now, false);
         startRecoveryWindow();
         post(fanOut::release);
     }
@@ -281,8 +285,13 @@ final class SubscriptionEngine {
      * resume where they are on the next owner), then stops retaining. The future completes when the save is done.
      */
     CompletableFuture<Void> close() {
-        CompletableFuture<Void> saved = closed ? CompletableFuture.completedFuture(null)
-                : positions.saveNow(cursors, nanoClock.getAsLong());
+        if (closed) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long now = nanoClock.getAsLong();
+        // Kept for reopen(): a close or delete that fails half-way resumes the subscription on this broker.
+        positionsAtClose = cursors.save(now, loop.wallMillis());
+        CompletableFuture<Void> saved = positions.saveNow(cursors, now, true);
         closed = true;
         cursors.dropRetained();
         return saved;
@@ -304,7 +313,20 @@ final class SubscriptionEngine {
         post(fanOut::close);
     }
 
+    /**
+     * The subscription resumes after a close that failed half-way: the positions it had at the close come back
+     * (retained; connected consumers reconnect by name), with the recovery window for anything since.
+     */
     void reopen() {
+        java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> atClose = positionsAtClose;
+        positionsAtClose = null;
+        if (atClose != null) {
+            long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
+            cursors.restore(atClose, nanoClock.getAsLong(), loop.wallMillis(), Math.max(retentionNanos(), grace),
+                    grace, rules);
+            startRecoveryWindow();
+        }
+        positions.reopen();
         closed = false;
         post(fanOut::reopen);
     }

@@ -43,6 +43,9 @@ public final class SubscriptionInstaller {
 
     private static final Logger log = LoggerFactory.getLogger(SubscriptionInstaller.class);
 
+    /** Beyond two save intervals, how much older a snapshot may be before it counts as stale. */
+    private static final long STALE_MARGIN_MS = 10_000;
+
     private final BroadcastService service;
     /** Installations under way, by topic and subscription. */
     private final ConcurrentHashMap<String, CompletableFuture<Void>> installing = new ConcurrentHashMap<>();
@@ -122,7 +125,16 @@ public final class SubscriptionInstaller {
         }
         return store.load().handle((loaded, e) -> {
             if (e == null && loaded.found() && !loaded.positions.isEmpty()) {
-                return new SubscriptionStart(store, loaded.positions, false);
+                // A snapshot older than two intervals may miss consumers that joined since (saving failed, was
+                // fenced or switched off for a while): restore it, and open the recovery window as well.
+                long age = System.currentTimeMillis() - loaded.savedAtMillis;
+                boolean stale = age > 2 * service.config().positionSyncIntervalMs() + STALE_MARGIN_MS;
+                if (stale) {
+                    log.warn("{} Saved consumer positions are {} s old: restored, with the recovery window of {} s"
+                            + " for consumers that joined since (duplicates, not loss)", logName, age / 1000,
+                            service.config().reconnectGraceSeconds());
+                }
+                return new SubscriptionStart(store, loaded.positions, stale);
             }
             String why = e != null ? "reading them failed: " + e : loaded.problem != null
                     ? "they are unreadable: " + loaded.problem : "none were saved";

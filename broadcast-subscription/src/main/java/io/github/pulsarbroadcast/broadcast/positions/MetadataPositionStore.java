@@ -44,7 +44,8 @@ public final class MetadataPositionStore implements PositionStore {
     public static final int DEFAULT_CHUNK_BYTES = 512 * 1024;
 
     private static final int HEAD_MAGIC = 0x50424801; // "PBH" version 1
-    private static final int HEAD_BYTES = 4 + 8 + 4 + 4 + 4 + 4;
+    /** magic, writer id, slot, chunks, length, CRC, saved-at wall-clock millis; then the inline snapshot. */
+    private static final int HEAD_BYTES = 4 + 8 + 4 + 4 + 4 + 4 + 8;
 
     private final MetadataStore store;
     private final String path;
@@ -94,7 +95,7 @@ public final class MetadataPositionStore implements PositionStore {
     public CompletableFuture<Loaded> load() {
         return store.get(path).thenCompose(head -> {
             if (head.isEmpty()) {
-                return takeOver(-1, 0, 0, 0, 0, new byte[0]).thenApply(v -> new Loaded(null, null));
+                return takeOver(-1, 0, 0, 0, 0, 0, new byte[0]).thenApply(v -> new Loaded(null, null, 0));
             }
             return read(head.get()).thenCompose(loaded -> takeOverAfter(head.get(), loaded));
         });
@@ -103,22 +104,24 @@ public final class MetadataPositionStore implements PositionStore {
     private CompletableFuture<Loaded> takeOverAfter(GetResult head, Loaded loaded) {
         ByteBuffer h = ByteBuffer.wrap(head.getValue());
         if (h.remaining() < HEAD_BYTES || h.getInt() != HEAD_MAGIC) {
-            return takeOver(head.getStat().getVersion(), 0, 0, 0, 0, new byte[0]).thenApply(v -> loaded);
+            return takeOver(head.getStat().getVersion(), 0, 0, 0, 0, 0, new byte[0]).thenApply(v -> loaded);
         }
         h.getLong();
         int headSlot = h.getInt();
         int chunks = h.getInt();
         int length = h.getInt();
         int crc = h.getInt();
+        long savedAt = h.getLong();
         byte[] inline = new byte[h.remaining()];
         h.get(inline);
-        return takeOver(head.getStat().getVersion(), headSlot, chunks, length, crc, inline).thenApply(v -> loaded);
+        return takeOver(head.getStat().getVersion(), headSlot, chunks, length, crc, savedAt, inline)
+                .thenApply(v -> loaded);
     }
 
     /** Rewrites the head as it is, with this store's writer id: a writer that saw the old version is now fenced. */
     private CompletableFuture<Void> takeOver(long seenVersion, int headSlot, int chunks, int length, int crc,
-                                             byte[] inline) {
-        byte[] head = head(headSlot, chunks, length, crc, inline);
+                                             long savedAt, byte[] inline) {
+        byte[] head = head(headSlot, chunks, length, crc, savedAt, inline);
         return store.put(path, head, Optional.of(seenVersion)).thenAccept(stat -> {
             synchronized (this) {
                 version = stat.getVersion();
@@ -130,17 +133,18 @@ public final class MetadataPositionStore implements PositionStore {
     private CompletableFuture<Loaded> read(GetResult head) {
         ByteBuffer h = ByteBuffer.wrap(head.getValue());
         if (h.remaining() < HEAD_BYTES || h.getInt() != HEAD_MAGIC) {
-            return CompletableFuture.completedFuture(new Loaded(null, "head node is not in format 1"));
+            return CompletableFuture.completedFuture(new Loaded(null, "head node is not in format 1", 0));
         }
         h.getLong();
         int headSlot = h.getInt();
         int chunks = h.getInt();
         int length = h.getInt();
         int crc = h.getInt();
+        long savedAt = h.getLong();
         if (chunks == 0) {
             byte[] inline = new byte[h.remaining()];
             h.get(inline);
-            return CompletableFuture.completedFuture(decode(inline));
+            return CompletableFuture.completedFuture(decode(inline, savedAt));
         }
         List<CompletableFuture<Optional<GetResult>>> reads = new ArrayList<>();
         for (int i = 0; i < chunks; i++) {
@@ -151,34 +155,35 @@ public final class MetadataPositionStore implements PositionStore {
             for (CompletableFuture<Optional<GetResult>> r : reads) {
                 Optional<GetResult> chunk = r.join();
                 if (chunk.isEmpty() || chunk.get().getValue().length > all.remaining()) {
-                    return new Loaded(null, "chunk missing or longer than the head says");
+                    return new Loaded(null, "chunk missing or longer than the head says", 0);
                 }
                 all.put(chunk.get().getValue());
             }
             if (all.hasRemaining() || crc(all.array()) != crc) {
-                return new Loaded(null, "chunks do not match the head (length or CRC)");
+                return new Loaded(null, "chunks do not match the head (length or CRC)", 0);
             }
-            return decode(all.array());
+            return decode(all.array(), savedAt);
         });
     }
 
-    private static Loaded decode(byte[] bytes) {
+    private static Loaded decode(byte[] bytes, long savedAt) {
         try {
-            return new Loaded(SnapshotCodec.decode(bytes), null);
+            return new Loaded(SnapshotCodec.decode(bytes), null, savedAt);
         } catch (SnapshotCodec.CorruptSnapshotException e) {
-            return new Loaded(null, e.getMessage());
+            return new Loaded(null, e.getMessage(), 0);
         }
     }
 
     @Override
     public CompletableFuture<Void> discard() {
-        return deleteAll().thenCompose(v -> takeOver(-1, 0, 0, 0, 0, new byte[0]));
+        return deleteAll().thenCompose(v -> takeOver(-1, 0, 0, 0, 0, 0, new byte[0]));
     }
 
     @Override
     public CompletableFuture<Void> save(List<SavedPosition> positions) {
         byte[] snapshot = SnapshotCodec.encode(positions);
-        return chain(() -> write(snapshot));
+        long savedAt = System.currentTimeMillis();
+        return chain(() -> write(snapshot, savedAt));
     }
 
     @Override
@@ -228,7 +233,7 @@ public final class MetadataPositionStore implements PositionStore {
         return done;
     }
 
-    private CompletableFuture<Void> write(byte[] snapshot) {
+    private CompletableFuture<Void> write(byte[] snapshot, long savedAt) {
         long expected;
         int nextSlot;
         synchronized (this) {
@@ -239,7 +244,7 @@ public final class MetadataPositionStore implements PositionStore {
             nextSlot = 1 - slot;
         }
         if (snapshot.length <= chunkBytes) {
-            return putHead(head(nextSlot, 0, snapshot.length, 0, snapshot), expected, nextSlot);
+            return putHead(head(nextSlot, 0, snapshot.length, 0, savedAt, snapshot), expected, nextSlot);
         }
         List<CompletableFuture<?>> puts = new ArrayList<>();
         int chunks = 0;
@@ -247,7 +252,7 @@ public final class MetadataPositionStore implements PositionStore {
             byte[] chunk = java.util.Arrays.copyOfRange(snapshot, off, Math.min(snapshot.length, off + chunkBytes));
             puts.add(store.put(chunkPath(nextSlot, chunks), chunk, Optional.empty()));
         }
-        byte[] head = head(nextSlot, chunks, snapshot.length, crc(snapshot), new byte[0]);
+        byte[] head = head(nextSlot, chunks, snapshot.length, crc(snapshot), savedAt, new byte[0]);
         return CompletableFuture.allOf(puts.toArray(new CompletableFuture[0]))
                 .thenCompose(v -> putHead(head, expected, nextSlot));
     }
@@ -277,20 +282,22 @@ public final class MetadataPositionStore implements PositionStore {
                     deleted = true;
                     log.warn("{} Saved consumer positions were deleted meanwhile (subscription deleted?): not saving"
                             + " them any more on this broker", name);
-                } else if (ByteBuffer.wrap(head.get().getValue()).getLong(4) != writerId) {
+                } else if (head.get().getValue().length < HEAD_BYTES
+                        || ByteBuffer.wrap(head.get().getValue()).getLong(4) != writerId) {
                     fenced = true;
                     log.warn("{} Another broker has taken over the saved consumer positions (it owns the topic now):"
                             + " this broker stops saving them", name);
                 } else {
                     version = head.get().getStat().getVersion();
+                    slot = ByteBuffer.wrap(head.get().getValue()).getInt(12);
                 }
             }
         });
     }
 
-    private byte[] head(int headSlot, int chunks, int length, int crc, byte[] inline) {
+    private byte[] head(int headSlot, int chunks, int length, int crc, long savedAt, byte[] inline) {
         return ByteBuffer.allocate(HEAD_BYTES + inline.length).putInt(HEAD_MAGIC).putLong(writerId).putInt(headSlot)
-                .putInt(chunks).putInt(length).putInt(crc).put(inline).array();
+                .putInt(chunks).putInt(length).putInt(crc).putLong(savedAt).put(inline).array();
     }
 
     private String chunkPath(int chunkSlot, int index) {

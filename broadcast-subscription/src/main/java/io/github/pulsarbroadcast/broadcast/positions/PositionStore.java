@@ -22,10 +22,13 @@ public interface PositionStore {
         public final List<SavedPosition> positions;
         /** Why the positions could not be read (null when read, or when nothing was ever saved). */
         public final String problem;
+        /** When the positions were saved (wall-clock milliseconds; 0 when unknown). */
+        public final long savedAtMillis;
 
-        public Loaded(List<SavedPosition> positions, String problem) {
+        public Loaded(List<SavedPosition> positions, String problem, long savedAtMillis) {
             this.positions = positions;
             this.problem = problem;
+            this.savedAtMillis = savedAtMillis;
         }
 
         public boolean found() {

@@ -109,6 +109,49 @@ public class VirtualCursorTest {
         assertEquals(vc.individualAckCount(), 0);
     }
 
+    /**
+     * Found by the model test once saved positions were restored (seed 4093389900136148): a cumulative ack of a
+     * position inside a range of individual acks left the rest of the range open at its lower end, and it was never
+     * absorbed: the acknowledged position froze and redeliveries skipped everything as acknowledged.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void cumulativeAckInsideARangeOfIndividualAcksAbsorbsTheRest() {
+        VirtualCursor vc = sentUpTo(p(1, 8));
+        for (int e = 3; e <= 6; e++) {
+            assertEquals(vc.acknowledgeIndividual(p(1, e)), AckResult.RECORDED);
+        }
+        assertEquals(vc.acknowledgeCumulative(p(1, 4)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(1, 6), "5 and 6 continue the cumulative position");
+        assertEquals(vc.individualAckCount(), 0);
+        // And as saved and restored: the saved ranges name only what is held above the position.
+        VirtualCursor other = sentUpTo(p(1, 8));
+        other.acknowledgeIndividual(p(1, 5));
+        other.acknowledgeIndividual(p(1, 6));
+        long[] saved = other.save((acked, ranges) -> ranges);
+        assertEquals(saved, new long[] {1, 5, 7});
+    }
+
+    /**
+     * Found by the model test (seed 1294864897593036): a cumulative ack of the last position of a range of individual
+     * acks left an empty range open at its lower end, which stayed first and blocked the absorb of every range after
+     * it, here one in the next ledger: the acknowledged position froze.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void cumulativeAckOfARangesLastPositionLeavesNothingThatBlocksTheNextLedger() {
+        // Ledger 1 holds entries 0..3, ledger 2 follows.
+        CursorRules rules = new CursorRules(p -> p.getLedgerId() == 1 && p.getEntryId() >= 3
+                ? PositionImpl.get(2, 0) : PositionImpl.get(p.getLedgerId(), p.getEntryId() + 1), 1000);
+        VirtualCursor vc = new VirtualCursor(PositionImpl.get(1, 0), rules);
+        for (PositionImpl sent : new PositionImpl[] {p(1, 1), p(1, 2), p(1, 3), p(2, 0)}) {
+            vc.sent(sent, rules.sequence().next(sent), 1);
+        }
+        assertEquals(vc.acknowledgeIndividual(p(1, 3)), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeIndividual(p(2, 0)), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeCumulative(p(1, 3)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(2, 0), "2:0 continues 1:3 across the ledger boundary");
+        assertEquals(vc.individualAckCount(), 0);
+    }
+
     /** The same through a skip (TTL, backlog eviction): ranges it makes contiguous are absorbed, across ledgers. */
     @Test(groups = "unit", timeOut = 10_000)
     public void skipAbsorbsRangesItMakesContiguousAcrossALedgerBoundary() {

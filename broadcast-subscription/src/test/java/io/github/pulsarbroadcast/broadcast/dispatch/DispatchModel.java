@@ -581,7 +581,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
                 + ledger.markDeleted());
         for (Session s : sessions) {
             sb.append("; ").append(s.id.name).append(" acked ").append(s.id.cumAcked).append(" engine ")
-                    .append(s.bc).append(" state ").append(s.bc.state);
+                    .append(s.bc).append(" state ").append(s.bc.state).append(" ranges ")
+                    .append(s.bc.cursor.<String>save((acked, ranges) -> java.util.Arrays.toString(ranges)));
         }
         return sb.toString();
     }

@@ -20,7 +20,7 @@ final class ModelPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Loaded> load() {
-        return CompletableFuture.completedFuture(new Loaded(saved, null));
+        return CompletableFuture.completedFuture(new Loaded(saved, null, 0));
     }
 
     @Override
