@@ -76,7 +76,7 @@ final class PositionSync {
             return null;
         }
         closing = last;
-        return store.save(cursors.save(nowNanos, loop.wallMillis()));
+        return store.save(cursors.save(nowNanos, loop.wallMillis()), last);
     }
 
     /** The subscription works again after a failed close: periodic saves resume. */

@@ -129,6 +129,15 @@ public final class SubscriptionInstaller {
                 // fenced or switched off for a while): restore it, and open the recovery window as well.
                 long age = System.currentTimeMillis() - loaded.savedAtMillis;
                 boolean stale = age > 2 * service.config().positionSyncIntervalMs() + STALE_MARGIN_MS;
+                if (!loaded.savedOnClose) {
+                    // The owner crashed: consumers that joined after the last save are not in it. They must find
+                    // their messages when they come back, so every name not in the snapshot starts at the
+                    // mark-delete position during the recovery window (duplicates, not loss).
+                    log.info("{} Saved consumer positions come from a periodic save ({} s old), not from a close:"
+                            + " restored, with the recovery window of {} s for names not in them", logName,
+                            age / 1000, service.config().reconnectGraceSeconds());
+                    return new SubscriptionStart(store, loaded.positions, true);
+                }
                 if (stale) {
                     log.warn("{} Saved consumer positions are {} s old: restored, with the recovery window of {} s"
                             + " for consumers that joined since (duplicates, not loss)", logName, age / 1000,

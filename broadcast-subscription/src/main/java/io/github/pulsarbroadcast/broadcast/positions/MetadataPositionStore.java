@@ -95,7 +95,7 @@ public final class MetadataPositionStore implements PositionStore {
     public CompletableFuture<Loaded> load() {
         return store.get(path).thenCompose(head -> {
             if (head.isEmpty()) {
-                return takeOver(-1, 0, 0, 0, 0, 0, new byte[0]).thenApply(v -> new Loaded(null, null, 0));
+                return takeOver(-1, 0, 0, 0, 0, 0, new byte[0]).thenApply(v -> new Loaded(null, null, 0, false));
             }
             return read(head.get()).thenCompose(loaded -> takeOverAfter(head.get(), loaded));
         });
@@ -133,7 +133,7 @@ public final class MetadataPositionStore implements PositionStore {
     private CompletableFuture<Loaded> read(GetResult head) {
         ByteBuffer h = ByteBuffer.wrap(head.getValue());
         if (h.remaining() < HEAD_BYTES || h.getInt() != HEAD_MAGIC) {
-            return CompletableFuture.completedFuture(new Loaded(null, "head node is not in format 1", 0));
+            return CompletableFuture.completedFuture(new Loaded(null, "head node is not in format 1", 0, false));
         }
         h.getLong();
         int headSlot = h.getInt();
@@ -155,12 +155,12 @@ public final class MetadataPositionStore implements PositionStore {
             for (CompletableFuture<Optional<GetResult>> r : reads) {
                 Optional<GetResult> chunk = r.join();
                 if (chunk.isEmpty() || chunk.get().getValue().length > all.remaining()) {
-                    return new Loaded(null, "chunk missing or longer than the head says", 0);
+                    return new Loaded(null, "chunk missing or longer than the head says", 0, false);
                 }
                 all.put(chunk.get().getValue());
             }
             if (all.hasRemaining() || crc(all.array()) != crc) {
-                return new Loaded(null, "chunks do not match the head (length or CRC)", 0);
+                return new Loaded(null, "chunks do not match the head (length or CRC)", 0, false);
             }
             return decode(all.array(), savedAt);
         });
@@ -168,9 +168,9 @@ public final class MetadataPositionStore implements PositionStore {
 
     private static Loaded decode(byte[] bytes, long savedAt) {
         try {
-            return new Loaded(SnapshotCodec.decode(bytes), null, savedAt);
+            return new Loaded(SnapshotCodec.decode(bytes), null, Math.abs(savedAt), savedAt < 0);
         } catch (SnapshotCodec.CorruptSnapshotException e) {
-            return new Loaded(null, e.getMessage(), 0);
+            return new Loaded(null, e.getMessage(), 0, false);
         }
     }
 
@@ -180,9 +180,10 @@ public final class MetadataPositionStore implements PositionStore {
     }
 
     @Override
-    public CompletableFuture<Void> save(List<SavedPosition> positions) {
+    public CompletableFuture<Void> save(List<SavedPosition> positions, boolean onClose) {
         byte[] snapshot = SnapshotCodec.encode(positions);
-        long savedAt = System.currentTimeMillis();
+        // The save time, negated for the save made on close (a graceful move): one field, no format change.
+        long savedAt = onClose ? -System.currentTimeMillis() : System.currentTimeMillis();
         return chain(() -> write(snapshot, savedAt));
     }
 

@@ -24,11 +24,14 @@ public interface PositionStore {
         public final String problem;
         /** When the positions were saved (wall-clock milliseconds; 0 when unknown). */
         public final long savedAtMillis;
+        /** Whether the last save was the one made when the subscription closed (a graceful move, not a crash). */
+        public final boolean savedOnClose;
 
-        public Loaded(List<SavedPosition> positions, String problem, long savedAtMillis) {
+        public Loaded(List<SavedPosition> positions, String problem, long savedAtMillis, boolean savedOnClose) {
             this.positions = positions;
             this.problem = problem;
             this.savedAtMillis = savedAtMillis;
+            this.savedOnClose = savedOnClose;
         }
 
         public boolean found() {
@@ -42,8 +45,8 @@ public interface PositionStore {
     /** Drops whatever is saved (a subscription created anew must not inherit it) and takes the state over. */
     CompletableFuture<Void> discard();
 
-    /** Replaces the saved positions with {@code positions}. */
-    CompletableFuture<Void> save(List<SavedPosition> positions);
+    /** Replaces the saved positions with {@code positions}; {@code onClose}: the subscription closes after it. */
+    CompletableFuture<Void> save(List<SavedPosition> positions, boolean onClose);
 
     /** Removes the saved positions for good (the subscription is deleted). */
     CompletableFuture<Void> delete();

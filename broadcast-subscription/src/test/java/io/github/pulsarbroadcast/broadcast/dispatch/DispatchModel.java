@@ -460,7 +460,9 @@ final class DispatchModel implements ModelHarness.Deliveries {
                 id.leftAtNanos = Math.max(id.leftAtNanos, world.nowNanos);
             }
         }
-        engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null, !restore));
+        // As the installer: after a crash (the last save was not the one on close) the recovery window opens too.
+        engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null,
+                !restore || !positions.savedOnClose));
     }
 
     // ----- what connections see -----

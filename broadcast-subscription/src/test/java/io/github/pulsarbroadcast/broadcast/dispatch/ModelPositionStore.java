@@ -17,10 +17,12 @@ final class ModelPositionStore implements PositionStore {
     /** What a new owner would load; null when nothing is saved. */
     List<SavedPosition> saved;
     int saves;
+    /** Whether the last save was the one on close. */
+    boolean savedOnClose;
 
     @Override
     public CompletableFuture<Loaded> load() {
-        return CompletableFuture.completedFuture(new Loaded(saved, null, 0));
+        return CompletableFuture.completedFuture(new Loaded(saved, null, 0, savedOnClose));
     }
 
     @Override
@@ -30,7 +32,8 @@ final class ModelPositionStore implements PositionStore {
     }
 
     @Override
-    public CompletableFuture<Void> save(List<SavedPosition> positions) {
+    public CompletableFuture<Void> save(List<SavedPosition> positions, boolean onClose) {
+        savedOnClose = onClose;
         try {
             saved = SnapshotCodec.decode(SnapshotCodec.encode(positions));
         } catch (SnapshotCodec.CorruptSnapshotException e) {
