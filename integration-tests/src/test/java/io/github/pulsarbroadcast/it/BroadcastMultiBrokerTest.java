@@ -16,9 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
-import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
@@ -64,16 +62,6 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
         return c;
     }
 
-    private int ownerIndex(PulsarAdmin admin, String topic) throws Exception {
-        String owner = admin.lookups().lookupTopic(topic);
-        List<PulsarService> brokers = cluster.brokers();
-        for (int i = 0; i < brokers.size(); i++) {
-            if (owner.equals(brokers.get(i).getBrokerServiceUrl())) {
-                return i;
-            }
-        }
-        throw new AssertionError("owner " + owner + " is none of the brokers");
-    }
 
     /** A broadcast consumer that records what it receives and acknowledges each message. */
     private List<String> recordingConsumer(PulsarClient c, String topic, String name) throws Exception {
@@ -167,9 +155,9 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
         String topic = newTopic("moving");
         cluster.admin().topics().createNonPartitionedTopic(topic);
         runMove(topic, () -> {
-            int before = ownerIndex(cluster.admin(), topic);
+            int before = ownerIndex(topic);
             cluster.restartBroker(before);
-            assertNotEquals(ownerIndex(cluster.admin(), topic), before, "the topic did not move");
+            assertNotEquals(ownerIndex(topic), before, "the topic did not move");
         });
     }
 
@@ -178,7 +166,7 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
     public void owningBrokerCrashesWhileConsumingLosesNothing() throws Exception {
         String topic = newTopic("crash");
         cluster.admin().topics().createNonPartitionedTopic(topic);
-        runMove(topic, () -> cluster.crashBroker(ownerIndex(cluster.admin(), topic)));
+        runMove(topic, () -> cluster.crashBroker(ownerIndex(topic)));
     }
 
     @AfterMethod(alwaysRun = true)

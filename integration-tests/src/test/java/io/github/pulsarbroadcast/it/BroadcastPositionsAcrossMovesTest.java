@@ -13,7 +13,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
@@ -61,16 +60,6 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
         cluster.addBroker();
     }
 
-    private int ownerIndex(String topic) throws Exception {
-        String owner = cluster.admin().lookups().lookupTopic(topic);
-        List<PulsarService> brokers = cluster.brokers();
-        for (int i = 0; i < brokers.size(); i++) {
-            if (owner.equals(brokers.get(i).getBrokerServiceUrl())) {
-                return i;
-            }
-        }
-        throw new AssertionError("owner " + owner + " is none of the brokers");
-    }
 
     private void runMove(String topic, boolean crash) throws Exception {
         String url = "pulsar://" + cluster.brokers().stream().map(b -> "127.0.0.1:" + b.getBrokerListenPort().get())

@@ -104,6 +104,17 @@ public abstract class BroadcastTestBase extends BrokerTestBase {
         }
     }
 
+    /** Which of the cluster's brokers owns {@code topic} (its index in {@code cluster.brokers()}). */
+    protected int ownerIndex(String topic) throws Exception {
+        String owner = cluster.admin().lookups().lookupTopic(topic);
+        for (int i = 0; i < cluster.brokers().size(); i++) {
+            if (owner.equals(cluster.brokers().get(i).getBrokerServiceUrl())) {
+                return i;
+            }
+        }
+        throw new AssertionError("owner " + owner + " is none of the brokers");
+    }
+
     protected PersistentTopic brokerTopic(String topic) {
         return (PersistentTopic) cluster.broker().getBrokerService().getTopicReference(topic).orElseThrow();
     }

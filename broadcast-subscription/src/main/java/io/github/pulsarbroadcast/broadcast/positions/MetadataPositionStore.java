@@ -95,33 +95,28 @@ public final class MetadataPositionStore implements PositionStore {
     public CompletableFuture<Loaded> load() {
         return store.get(path).thenCompose(head -> {
             if (head.isEmpty()) {
-                return takeOver(-1, 0, 0, 0, 0, 0, new byte[0]).thenApply(v -> new Loaded(null, null, 0, false));
+                return takeOver(-1, emptyHead(), 0).thenApply(v -> new Loaded(null, null, 0, false));
             }
             return read(head.get()).thenCompose(loaded -> takeOverAfter(head.get(), loaded));
         });
     }
 
+    /** The head as it is, with this store's writer id in it (an unreadable head is replaced by an empty one). */
     private CompletableFuture<Loaded> takeOverAfter(GetResult head, Loaded loaded) {
-        ByteBuffer h = ByteBuffer.wrap(head.getValue());
-        if (h.remaining() < HEAD_BYTES || h.getInt() != HEAD_MAGIC) {
-            return takeOver(head.getStat().getVersion(), 0, 0, 0, 0, 0, new byte[0]).thenApply(v -> loaded);
-        }
-        h.getLong();
-        int headSlot = h.getInt();
-        int chunks = h.getInt();
-        int length = h.getInt();
-        int crc = h.getInt();
-        long savedAt = h.getLong();
-        byte[] inline = new byte[h.remaining()];
-        h.get(inline);
-        return takeOver(head.getStat().getVersion(), headSlot, chunks, length, crc, savedAt, inline)
-                .thenApply(v -> loaded);
+        byte[] bytes = head.getValue();
+        boolean readable = bytes.length >= HEAD_BYTES && ByteBuffer.wrap(bytes).getInt(0) == HEAD_MAGIC;
+        byte[] rewritten = readable ? bytes.clone() : emptyHead();
+        ByteBuffer.wrap(rewritten).putLong(4, writerId);
+        int headSlot = readable ? ByteBuffer.wrap(bytes).getInt(12) : 0;
+        return takeOver(head.getStat().getVersion(), rewritten, headSlot).thenApply(v -> loaded);
     }
 
-    /** Rewrites the head as it is, with this store's writer id: a writer that saw the old version is now fenced. */
-    private CompletableFuture<Void> takeOver(long seenVersion, int headSlot, int chunks, int length, int crc,
-                                             long savedAt, byte[] inline) {
-        byte[] head = head(headSlot, chunks, length, crc, savedAt, inline);
+    private byte[] emptyHead() {
+        return head(0, 0, 0, 0, 0, new byte[0]);
+    }
+
+    /** Writes {@code head} over the version seen: a writer that saw the old version is now fenced. */
+    private CompletableFuture<Void> takeOver(long seenVersion, byte[] head, int headSlot) {
         return store.put(path, head, Optional.of(seenVersion)).thenAccept(stat -> {
             synchronized (this) {
                 version = stat.getVersion();
@@ -176,7 +171,7 @@ public final class MetadataPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Void> discard() {
-        return deleteAll().thenCompose(v -> takeOver(-1, 0, 0, 0, 0, 0, new byte[0]));
+        return deleteAll().thenCompose(v -> takeOver(-1, emptyHead(), 0));
     }
 
     @Override
