@@ -46,6 +46,13 @@ final class ManagedCursorStorage implements SubscriptionStorage {
     }
 
     @Override
+    public EntryOffsets entryOffsets() {
+        java.util.TreeMap<Long, Long> entries = new java.util.TreeMap<>();
+        ledger.getLedgersInfo().forEach((id, info) -> entries.put(id, info.getEntries()));
+        return EntryOffsets.of(entries, lastConfirmed());
+    }
+
+    @Override
     public PositionImpl next(PositionImpl position) {
         return ledger.getNextValidPosition(position);
     }

@@ -24,6 +24,9 @@ public interface SubscriptionStorage {
     /** The last entry written to the topic. */
     PositionImpl lastConfirmed();
 
+    /** The topic's ledgers as they are now, to count how far behind the last entry positions are. */
+    EntryOffsets entryOffsets();
+
     /** The position of the entry after {@code position}, crossing ledger boundaries (it may not be written yet). */
     PositionImpl next(PositionImpl position);
 

@@ -169,6 +169,13 @@ final class ModelLedger implements SubscriptionStorage {
     }
 
     @Override
+    public EntryOffsets entryOffsets() {
+        TreeMap<Long, Long> entries = new TreeMap<>();
+        ledgers.forEach((id, n) -> entries.put(id, (long) n));
+        return EntryOffsets.of(entries, lastConfirmed());
+    }
+
+    @Override
     public PositionImpl next(PositionImpl position) {
         PositionImpl p = position.getNext();
         while (!isValid(p)) {
