@@ -11,15 +11,15 @@ import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
  * its place in the dispatcher's bookkeeping. It holds no stock {@link Consumer}: the adapter
  * ({@link BroadcastDispatcher}) maps stock consumers to these.
  *
- * <p>Threading: the identity fields, {@link #cnx} and {@link #cursor} are final. {@link #state} and {@link #epoch}
- * are owned by the dispatch thread (set before the consumer is handed to it). The output counters are single-writer
+ * <p>Threading: the identity fields, {@link #cnx} and {@link #cursor} are final. {@link #state} (volatile for
+ * readers) and {@link #epoch} are owned by the dispatch thread (set before the consumer is handed to it). The output counters are single-writer
  * (the connection's event-loop thread, after each write) and volatile for the stats task, which publishes them into
  * the stock consumer's stats under this object's monitor.
  */
 public final class BroadcastConsumer {
 
     /** Where the dispatcher keeps this consumer. Dispatch thread only. */
-    enum State {
+    public enum State {
         /** Nothing to do until a flow or a redelivery: no permits. */
         IDLE,
         /** At the tail with permits, waiting for the next entry to be written. */
@@ -43,8 +43,11 @@ public final class BroadcastConsumer {
     final boolean resumed;
     private final SubscriptionEngine engine;
 
-    /** Dispatch thread only. */
-    State state = State.IDLE;
+    /**
+     * Written by the dispatch thread only; volatile so that metrics and the consumer listing, which read it from
+     * other threads, see where the consumer is (a write costs a few nanoseconds, a few per delivery).
+     */
+    volatile State state = State.IDLE;
     /**
      * Whether the dispatch thread ran this consumer's join. Until then nothing may place it: a resumed position still
      * carries the previous connection's permits, and a periodic sync that runs between the attach and the join task
@@ -90,6 +93,31 @@ public final class BroadcastConsumer {
 
     public long consumerId() {
         return consumerId;
+    }
+
+    /** The consumer's name (what it resumes its position by). */
+    public String name() {
+        return name;
+    }
+
+    /** Where the dispatcher keeps this consumer now; any thread (a snapshot). */
+    public State state() {
+        return state;
+    }
+
+    /** When this consumer last acknowledged (epoch millis; 0 before its first ack); any thread. */
+    public long lastAckedMillis() {
+        return lastAckedMillis;
+    }
+
+    /** When this consumer was last sent something (epoch millis; 0 before the first send); any thread. */
+    public long lastSentMillis() {
+        return lastSentMillis;
+    }
+
+    /** Messages sent to this consumer since it joined; any thread. */
+    public long messagesSent() {
+        return msgOut;
     }
 
     /** Adds flow-control permits (from the consumer's flow command). */

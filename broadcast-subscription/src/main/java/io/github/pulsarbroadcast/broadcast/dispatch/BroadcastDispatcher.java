@@ -304,6 +304,11 @@ public final class BroadcastDispatcher implements Dispatcher {
         return members.get(consumer);
     }
 
+    /** The topic's ledgers now, to count each consumer's lag in entries ({@link EntryOffsets#lag}). */
+    public EntryOffsets entryOffsets() {
+        return engine.entryOffsets();
+    }
+
     /** Positions retained for consumers that are not connected. */
     public int parkedCount() {
         return engine.retainedCount();

@@ -114,6 +114,10 @@ final class SubscriptionEngine {
         return name;
     }
 
+    EntryOffsets entryOffsets() {
+        return storage.entryOffsets();
+    }
+
     private void startRecoveryWindow() {
         recoveryUntilNanos = nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
     }
