@@ -12,7 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.bookkeeper.common.util.OrderedExecutor;
 import org.slf4j.Logger;
@@ -55,10 +54,8 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SubscriptionOrderedExecutor.class);
 
-    /** Longs per thread in {@link #counters}: 2 used, the rest pads them onto their own 128-byte line. */
-    private static final int STRIDE = 16;
-    private static final int QUEUED = 0;
-    private static final int RUNNING = 1;
+    /** At most one slow-task warning per thread in this time; the count goes on. */
+    private static final long SLOW_WARNING_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
     private static final int MAX_LOGGED_ABANDONED_KEYS = 20;
 
@@ -66,16 +63,14 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
     private final String name;
     /** Immutable; 0 means unbounded. */
     private final int maxQueuedTasksPerThread;
+    /** Immutable; tasks that run longer are counted and warned about; 0 means off. */
+    private final long slowTaskNanos;
     /** Final reference to a thread-safe executor. */
     private final OrderedExecutor delegate;
     /** Written only in the constructor, before {@code this} is published; read-only afterwards. */
     private final Thread[] threads;
-    /**
-     * Per thread {@code i}: slot {@code i * STRIDE + QUEUED} counts accepted tasks that have not started, slot
-     * {@code i * STRIDE + RUNNING} is 1 while a task runs. Atomic; QUEUED is incremented by submitters (a CAS loop
-     * when bounded) and decremented by thread {@code i}; RUNNING is written only by thread {@code i}.
-     */
-    private final AtomicLongArray counters;
+    /** Per-thread queue lengths and task statistics; thread-safe (see its threading model). */
+    private final ThreadCounters counters;
     /** Atomic (LongAdder); incremented by the executor's threads. */
     private final LongAdder failedTasks = new LongAdder();
     /** Guards {@link #shutdownReport}; held for the whole shutdown so that concurrent callers wait for it. */
@@ -85,10 +80,11 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
     /** Guarded by {@link #shutdownLock}; null until the first shutdown completes. */
     private ShutdownReport shutdownReport;
 
-    private SubscriptionOrderedExecutor(Builder builder) {
+    SubscriptionOrderedExecutor(SubscriptionOrderedExecutorBuilder builder) {
         this.name = builder.name;
         this.maxQueuedTasksPerThread = builder.maxQueuedTasksPerThread;
-        this.counters = new AtomicLongArray(builder.numThreads * STRIDE);
+        this.slowTaskNanos = builder.slowTaskNanos;
+        this.counters = new ThreadCounters(builder.numThreads);
         this.delegate = OrderedExecutor.newBuilder()
                 .name(builder.name)
                 .numThreads(builder.numThreads)
@@ -111,8 +107,8 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
      *
      * @return a new builder
      */
-    public static Builder builder() {
-        return new Builder();
+    public static SubscriptionOrderedExecutorBuilder builder() {
+        return new SubscriptionOrderedExecutorBuilder();
     }
 
     /**
@@ -201,7 +197,52 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
      */
     public long queuedTasks(int threadIndex) {
         Objects.checkIndex(threadIndex, threads.length);
-        return counters.get(threadIndex * STRIDE + QUEUED);
+        return counters.queued(threadIndex);
+    }
+
+    /**
+     * Returns the name of thread {@code threadIndex} ({@code <name>-<index>}).
+     *
+     * @param threadIndex a thread index in {@code [0, numThreads())}
+     * @return the thread's name
+     */
+    public String threadName(int threadIndex) {
+        Objects.checkIndex(threadIndex, threads.length);
+        return threads[threadIndex].getName();
+    }
+
+    /**
+     * Returns the number of tasks thread {@code threadIndex} has run (ordered and unordered, failed ones included).
+     *
+     * @param threadIndex a thread index in {@code [0, numThreads())}
+     * @return the completed-task count of that thread
+     */
+    public long completedTasks(int threadIndex) {
+        Objects.checkIndex(threadIndex, threads.length);
+        return counters.completed(threadIndex);
+    }
+
+    /**
+     * Returns the time thread {@code threadIndex} spent running tasks, in nanoseconds (wall-clock time of each task).
+     *
+     * @param threadIndex a thread index in {@code [0, numThreads())}
+     * @return the total task time of that thread
+     */
+    public long taskNanos(int threadIndex) {
+        Objects.checkIndex(threadIndex, threads.length);
+        return counters.taskNanos(threadIndex);
+    }
+
+    /**
+     * Returns the number of tasks of thread {@code threadIndex} that ran longer than the slow-task threshold
+     * ({@link SubscriptionOrderedExecutorBuilder#slowTaskThreshold}); always 0 when the threshold is off.
+     *
+     * @param threadIndex a thread index in {@code [0, numThreads())}
+     * @return the slow-task count of that thread
+     */
+    public long slowTasks(int threadIndex) {
+        Objects.checkIndex(threadIndex, threads.length);
+        return counters.slow(threadIndex);
     }
 
     /**
@@ -275,29 +316,16 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
             delegate.chooseThread((long) index).execute(new Task(index, key, task));
         } catch (RejectedExecutionException e) {
             // The wrapped pool refuses work only once it is shut down: shutdown() raced with this submission.
-            counters.decrementAndGet(index * STRIDE + QUEUED);
+            counters.unreserve(index);
             throw new RejectedExecutionException(name + " is shut down; rejected " + describe(key, index), e);
         }
     }
 
     /** Counts one more queued task on thread {@code index}, or rejects when that would exceed the bound. */
     private void reserve(int index, SubscriptionKey key) {
-        int slot = index * STRIDE + QUEUED;
-        if (maxQueuedTasksPerThread <= 0) {
-            counters.incrementAndGet(slot);
-            return;
-        }
-        while (true) {
-            long queued = counters.get(slot);
-            if (queued >= maxQueuedTasksPerThread) {
-                throw new RejectedExecutionException(String.format(
-                        "%s: queue of thread %s is full (%d tasks queued, maxQueuedTasksPerThread=%d); rejected %s",
-                        name, threads[index].getName(), queued, maxQueuedTasksPerThread, describe(key, index)));
-            }
-            if (counters.compareAndSet(slot, queued, queued + 1)) {
-                return;
-            }
-        }
+        counters.reserve(index, maxQueuedTasksPerThread, queued -> new RejectedExecutionException(String.format(
+                "%s: queue of thread %s is full (%d tasks queued, maxQueuedTasksPerThread=%d); rejected %s",
+                name, threads[index].getName(), queued, maxQueuedTasksPerThread, describe(key, index))));
     }
 
     /** Waits for every thread to terminate by {@code deadlineNanos}; false if one did not. */
@@ -321,14 +349,14 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
     private ShutdownReport abandonRemaining() {
         int running = 0;
         for (int i = 0; i < threads.length; i++) {
-            running += (int) counters.get(i * STRIDE + RUNNING);
+            running += counters.running(i) ? 1 : 0;
         }
         List<Runnable> dropped = delegate.shutdownNow();
         Map<String, Integer> droppedPerKey = new TreeMap<>();
         for (Runnable runnable : dropped) {
             if (runnable instanceof Task) {
                 Task task = (Task) runnable;
-                counters.decrementAndGet(task.index * STRIDE + QUEUED);
+                counters.unreserve(task.index);
                 droppedPerKey.merge(describe(task.key, task.index), 1, Integer::sum);
             }
         }
@@ -386,15 +414,21 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
 
         @Override
         public void run() {
-            counters.decrementAndGet(index * STRIDE + QUEUED);
-            counters.set(index * STRIDE + RUNNING, 1);
+            counters.started(index);
+            long start = System.nanoTime();
             try {
                 task.run();
             } catch (Throwable t) {
                 failedTasks.increment();
                 LOG.error("{}: {} failed; the thread goes on with the next task", name, describe(key, index), t);
             } finally {
-                counters.set(index * STRIDE + RUNNING, 0);
+                long end = System.nanoTime();
+                if (counters.finished(index, end - start, slowTaskNanos, end, SLOW_WARNING_EVERY_NANOS)) {
+                    LOG.warn("{}: {} took {} ms (slow-task threshold {} ms; {} slow tasks on this thread so far, at"
+                            + " most one warning per thread every {} s): {}", name, describe(key, index),
+                            TimeUnit.NANOSECONDS.toMillis(end - start), TimeUnit.NANOSECONDS.toMillis(slowTaskNanos),
+                            counters.slow(index), TimeUnit.NANOSECONDS.toSeconds(SLOW_WARNING_EVERY_NANOS), task);
+                }
             }
         }
 
@@ -420,72 +454,6 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
         @Override
         public String toString() {
             return name + " ordered view of " + key;
-        }
-    }
-
-    /**
-     * Builds a {@link SubscriptionOrderedExecutor}. Not thread-safe: confine a builder to one thread. Its fields are
-     * plain (unguarded), written by the setters and read by {@link #build()} on the same thread.
-     */
-    public static final class Builder {
-        private String name = "broadcast-executor";
-        private int numThreads = Runtime.getRuntime().availableProcessors();
-        private int maxQueuedTasksPerThread;
-
-        private Builder() {
-        }
-
-        /**
-         * Sets the thread-name prefix; threads are called {@code <name>-<index>}.
-         *
-         * @param threadNamePrefix not blank
-         * @return this builder
-         */
-        public Builder name(String threadNamePrefix) {
-            Objects.requireNonNull(threadNamePrefix, "threadNamePrefix");
-            if (threadNamePrefix.isBlank()) {
-                throw new IllegalArgumentException("threadNamePrefix must not be blank");
-            }
-            this.name = threadNamePrefix;
-            return this;
-        }
-
-        /**
-         * Sets the number of threads (the broker sizes it with {@code broadcastExecutorThreads}).
-         *
-         * @param numThreads at least 1
-         * @return this builder
-         */
-        public Builder numThreads(int numThreads) {
-            if (numThreads < 1) {
-                throw new IllegalArgumentException("numThreads must be at least 1, got " + numThreads);
-            }
-            this.numThreads = numThreads;
-            return this;
-        }
-
-        /**
-         * Sets the most tasks that may wait in one thread's queue; 0 (the default) means unbounded.
-         *
-         * @param maxQueuedTasksPerThread 0 or more
-         * @return this builder
-         */
-        public Builder maxQueuedTasksPerThread(int maxQueuedTasksPerThread) {
-            if (maxQueuedTasksPerThread < 0) {
-                throw new IllegalArgumentException(
-                        "maxQueuedTasksPerThread must be 0 (unbounded) or more, got " + maxQueuedTasksPerThread);
-            }
-            this.maxQueuedTasksPerThread = maxQueuedTasksPerThread;
-            return this;
-        }
-
-        /**
-         * Starts the threads and returns the executor.
-         *
-         * @return a running executor
-         */
-        public SubscriptionOrderedExecutor build() {
-            return new SubscriptionOrderedExecutor(this);
         }
     }
 }
