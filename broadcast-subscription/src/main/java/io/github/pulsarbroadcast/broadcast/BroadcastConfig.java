@@ -18,6 +18,7 @@ public final class BroadcastConfig {
 
     static final String ENABLED = PREFIX + "Enabled";
     static final String EXECUTOR_THREADS = PREFIX + "ExecutorThreads";
+    static final String EXECUTOR_SLOW_TASK_MS = PREFIX + "ExecutorSlowTaskMs";
     static final String RECONNECT_GRACE_SECONDS = PREFIX + "ReconnectGraceSeconds";
     static final String MAX_READ_BATCH = PREFIX + "MaxReadBatchSize";
     static final String WINDOW_MAX_ENTRIES = PREFIX + "WindowMaxEntries";
@@ -36,6 +37,7 @@ public final class BroadcastConfig {
     static {
         RANGES.put(ENABLED, null);
         RANGES.put(EXECUTOR_THREADS, new long[] {1, 1024});
+        RANGES.put(EXECUTOR_SLOW_TASK_MS, new long[] {0, 3_600_000});
         RANGES.put(RECONNECT_GRACE_SECONDS, new long[] {0, 86_400});
         RANGES.put(MAX_READ_BATCH, new long[] {1, 10_000});
         RANGES.put(WINDOW_MAX_ENTRIES, new long[] {1, 1_000_000});
@@ -51,6 +53,7 @@ public final class BroadcastConfig {
 
     private final boolean enabled;
     private final int executorThreads;
+    private final long executorSlowTaskMs;
     private final int reconnectGraceSeconds;
     private final int maxReadBatchSize;
     private final int windowMaxEntries;
@@ -66,6 +69,7 @@ public final class BroadcastConfig {
     private BroadcastConfig(Properties p) {
         this.enabled = parseBoolean(p, ENABLED, true);
         this.executorThreads = (int) parseLong(p, EXECUTOR_THREADS, Runtime.getRuntime().availableProcessors());
+        this.executorSlowTaskMs = parseLong(p, EXECUTOR_SLOW_TASK_MS, 100);
         this.reconnectGraceSeconds = (int) parseLong(p, RECONNECT_GRACE_SECONDS, 60);
         this.maxReadBatchSize = (int) parseLong(p, MAX_READ_BATCH, 100);
         this.windowMaxEntries = (int) parseLong(p, WINDOW_MAX_ENTRIES, 1000);
@@ -113,6 +117,11 @@ public final class BroadcastConfig {
     /** Threads of the subscription-keyed executor that runs broadcast dispatch work. */
     public int executorThreads() {
         return executorThreads;
+    }
+
+    /** Executor tasks that run longer are counted in the metrics and warned about; 0 turns this off. */
+    public long executorSlowTaskMs() {
+        return executorSlowTaskMs;
     }
 
     /**
@@ -223,6 +232,7 @@ public final class BroadcastConfig {
     @Override
     public String toString() {
         return ENABLED + "=" + enabled + ", " + EXECUTOR_THREADS + "=" + executorThreads + ", "
+                + EXECUTOR_SLOW_TASK_MS + "=" + executorSlowTaskMs + ", "
                 + RECONNECT_GRACE_SECONDS + "=" + reconnectGraceSeconds + ", " + MAX_READ_BATCH + "="
                 + maxReadBatchSize + ", " + WINDOW_MAX_ENTRIES + "=" + windowMaxEntries + ", " + WINDOW_MAX_BYTES
                 + "=" + windowMaxBytes + ", " + WINDOW_BROKER_MAX_BYTES + "=" + windowBrokerMaxBytes + ", "

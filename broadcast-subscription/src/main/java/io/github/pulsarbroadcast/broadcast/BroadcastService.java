@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast;
 
+import io.github.pulsarbroadcast.broadcast.metrics.PublishLatencies;
 import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
@@ -34,6 +35,7 @@ public final class BroadcastService implements AutoCloseable {
     private final SubscriptionOrderedExecutor executor;
     private final boolean onlyInterceptor;
     private final WindowBudget windowBudget;
+    private final PublishLatencies publishLatencies = new PublishLatencies();
 
     public BroadcastService(PulsarService pulsar, BroadcastConfig config) {
         this.pulsar = pulsar;
@@ -44,6 +46,7 @@ public final class BroadcastService implements AutoCloseable {
         this.executor = SubscriptionOrderedExecutor.builder()
                 .name("broadcast-dispatch")
                 .numThreads(config.executorThreads())
+                .slowTaskThreshold(java.time.Duration.ofMillis(config.executorSlowTaskMs()))
                 .build();
         if (pulsar.getLocalMetadataStore() != null) {
             pulsar.getLocalMetadataStore().registerListener(this::cursorNodeChanged);
@@ -95,6 +98,11 @@ public final class BroadcastService implements AutoCloseable {
      */
     public boolean onlyInterceptor() {
         return onlyInterceptor;
+    }
+
+    /** The receive-to-persisted stage of every topic with a broadcast subscription here. */
+    public PublishLatencies publishLatencies() {
+        return publishLatencies;
     }
 
     /** The bytes all broadcast windows of this broker may hold together. */

@@ -105,7 +105,7 @@ final class CatchUpReads extends StorageReads {
         requestedUpTo = positions.last();
         if (fanOut.storage.replay(positions, this).size() == positions.size()) {
             // Every position was already deleted from the subscription: 2.10 then never calls back.
-            fanOut.owner.post(() -> onEntries(new ArrayList<>()));
+            fanOut.owner.post(() -> onEntries(new ArrayList<>(), System.nanoTime()));
         }
     }
 
@@ -125,7 +125,7 @@ final class CatchUpReads extends StorageReads {
     }
 
     @Override
-    void onEntries(List<Entry> entries) {
+    void onEntries(List<Entry> entries, long arrivedNanos) {
         pending = false;
         if (fanOut.isClosed() || stale) {
             entries.forEach(Entry::release);
@@ -136,7 +136,7 @@ final class CatchUpReads extends StorageReads {
         succeeded();
         PositionImpl upTo = requestedUpTo;
         EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(upTo));
-        fanOut.owner.counters().catchUpEntriesRead += batch.size();
+        countRead(batch);
         // Everyone whose position lies in the requested range is served from this one read; positions the read
         // skipped were already deleted from the subscription, so those consumers simply move past them. A consumer
         // below the range (it arrived while the read was in flight) waits for a read of its own.
@@ -155,6 +155,16 @@ final class CatchUpReads extends StorageReads {
         batch.release();
         fanOut.placeAll(served);
         read();
+    }
+
+    private void countRead(EntryBatch batch) {
+        long bytes = 0;
+        for (int i = 0; i < batch.size(); i++) {
+            bytes += batch.get(i).payloadSize();
+        }
+        DispatchCounters counters = fanOut.owner.counters();
+        counters.catchUpEntriesRead += batch.size();
+        counters.catchUpBytesRead += bytes;
     }
 
     @Override

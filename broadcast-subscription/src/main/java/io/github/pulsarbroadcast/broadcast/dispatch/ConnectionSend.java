@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.metrics.PassTiming;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
@@ -25,6 +26,9 @@ public final class ConnectionSend implements Runnable {
 
     private final String topic;
     private final int partitionIndex;
+    private final DispatchCounters counters;
+    /** The pass this send belongs to, when it is timed; set before the hand-off to the event loop. */
+    private PassTiming timing;
     /** The distinct entries of this send, each retained once. */
     private final List<WindowEntry> entries = new ArrayList<>(4);
     private final List<BroadcastConsumer> consumers = new ArrayList<>();
@@ -36,9 +40,15 @@ public final class ConnectionSend implements Runnable {
     /** Index of the entry added last: a consumer's entries mostly follow each other in {@link #entries}. */
     private int lastIndex = -1;
 
-    ConnectionSend(String topic, int partitionIndex) {
+    ConnectionSend(String topic, int partitionIndex, DispatchCounters counters) {
         this.topic = topic;
         this.partitionIndex = partitionIndex;
+        this.counters = counters;
+    }
+
+    /** Times this send as part of a pass (null: not timed); before the hand-off. */
+    void timing(PassTiming passTiming) {
+        this.timing = passTiming;
     }
 
     /** Starts the list of entries for {@code consumer}; {@link #addEntry} calls that follow belong to it. */
@@ -100,10 +110,23 @@ public final class ConnectionSend implements Runnable {
             ChannelHandlerContext ctx = cnx.ctx();
             writeAll(ctx, cnx.writesFramesDirectly(), System.currentTimeMillis());
             ctx.flush();
+            if (timing != null) {
+                timing.written(System.nanoTime());
+                timing = null;
+            }
         } catch (RuntimeException e) {
             log.warn("[{}] Sending to {} consumers failed: {}", topic, consumers.size(), e.toString());
         } finally {
-            release();
+            abandon();
+        }
+    }
+
+    /** Gives back the entries without sending, and tells the pass this part will not be written. */
+    void abandon() {
+        release();
+        if (timing != null) {
+            timing.abandoned();
+            timing = null;
         }
     }
 
@@ -145,6 +168,8 @@ public final class ConnectionSend implements Runnable {
         MessageFrames frames = direct ? new MessageFrames(planSize, partitionIndex) : null;
         // Per entry, its view without (even index) and with (odd index) the broker entry metadata; made on first use.
         ByteBuf[] views = direct ? new ByteBuf[entries.size() * 2] : null;
+        long totalMessages = 0;
+        long totalBytes = 0;
         try {
             for (int c = 0; c < consumers.size(); c++) {
                 BroadcastConsumer bc = consumers.get(c);
@@ -169,8 +194,12 @@ public final class ConnectionSend implements Runnable {
                     bytes += e.payloadSize();
                 }
                 bc.countSent(messages, bytes, nowMillis);
+                totalMessages += messages;
+                totalBytes += bytes;
             }
         } finally {
+            counters.messagesDelivered.add(totalMessages);
+            counters.bytesDelivered.add(totalBytes);
             if (direct) {
                 frames.release();
                 for (ByteBuf v : views) {

@@ -1,17 +1,20 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.metrics.LatencyHistogram;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What one broadcast subscription's dispatcher counts, for stats, metrics and tests.
  *
  * <p>Threading: the {@code long} counters are single-writer (the subscription's dispatch thread) and volatile for
- * readers; the {@link LongAdder}s are written by acknowledgement threads and by joins and leaves on any thread.
+ * readers; the {@link LongAdder}s are written by acknowledgement threads, event loops (deliveries) and by joins and
+ * leaves on any thread; the histograms take any writer.
  */
 public final class DispatchCounters {
 
     volatile long tailEntriesRead;
     volatile long catchUpEntriesRead;
+    volatile long catchUpBytesRead;
     volatile long consumersSkippedForward;
     volatile long readFailures;
     volatile long entriesSkippedUnreadable;
@@ -21,6 +24,17 @@ public final class DispatchCounters {
     final LongAdder droppedAcks = new LongAdder();
     final LongAdder resumedByName = new LongAdder();
     final LongAdder retainedExpired = new LongAdder();
+    final LongAdder acks = new LongAdder();
+    final LongAdder redeliveries = new LongAdder();
+    /** Added once per connection and pass by the event loop that wrote it. */
+    final LongAdder messagesDelivered = new LongAdder();
+    final LongAdder bytesDelivered = new LongAdder();
+    /** Dispatch-thread time of one pass of new entries over the consumers waiting at the tail. */
+    final LatencyHistogram fanOutPass = new LatencyHistogram();
+    /** From the storage callback that brings new entries to the start of their pass on the dispatch thread. */
+    final LatencyHistogram persistedToDispatch = new LatencyHistogram();
+    final LatencyHistogram dispatchToFirstWrite = new LatencyHistogram();
+    final LatencyHistogram dispatchToLastWrite = new LatencyHistogram();
 
     /** Entries read from storage at the tail (each once, whatever the number of consumers). */
     public long tailEntriesRead() {
@@ -30,6 +44,47 @@ public final class DispatchCounters {
     /** Entries read from storage (through the entry cache) for consumers behind the window. */
     public long catchUpEntriesRead() {
         return catchUpEntriesRead;
+    }
+
+    /** Bytes of the entries read for consumers behind the window. */
+    public long catchUpBytesRead() {
+        return catchUpBytesRead;
+    }
+
+    /** Acknowledgements received (each message of an individual ack list, each cumulative ack). */
+    public long acks() {
+        return acks.sum();
+    }
+
+    /** Redelivery requests (each rewinds the consumer to its acknowledged position). */
+    public long redeliveries() {
+        return redeliveries.sum();
+    }
+
+    /** Messages written to consumers (a batched entry counts its messages). */
+    public long messagesDelivered() {
+        return messagesDelivered.sum();
+    }
+
+    /** Bytes written to consumers (the entries' payloads). */
+    public long bytesDelivered() {
+        return bytesDelivered.sum();
+    }
+
+    public LatencyHistogram fanOutPass() {
+        return fanOutPass;
+    }
+
+    public LatencyHistogram persistedToDispatch() {
+        return persistedToDispatch;
+    }
+
+    public LatencyHistogram dispatchToFirstWrite() {
+        return dispatchToFirstWrite;
+    }
+
+    public LatencyHistogram dispatchToLastWrite() {
+        return dispatchToLastWrite;
     }
 
     /** Consumers moved forward because the subscription's cursor was moved past them. */

@@ -8,8 +8,9 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * came late, a short pause) are served from memory and the entry is read from storage once. Bounded by a count and
  * a byte size; what falls out of it is read again, through the broker's entry cache, by the consumers that need it.
  *
- * <p>Threading: not thread-safe; owned by the subscription's dispatch thread. The window holds one reference to each
- * entry's data and releases it on eviction.
+ * <p>Threading: not thread-safe; owned by the subscription's dispatch thread, except {@link #size} and {@link
+ * #bytes}, which are single-writer (the dispatch thread) and volatile for metrics. The window holds one reference to
+ * each entry's data and releases it on eviction.
  */
 final class EntryWindow implements EntrySource {
 
@@ -20,8 +21,8 @@ final class EntryWindow implements EntrySource {
     /** Ring buffer: entries[(head + i) % capacity] for i in [0, size). */
     private WindowEntry[] entries;
     private int head;
-    private int size;
-    private long bytes;
+    private volatile int size;
+    private volatile long bytes;
     /** The position after the newest entry: where the next tail read starts. */
     private PositionImpl after;
 
@@ -39,6 +40,11 @@ final class EntryWindow implements EntrySource {
     @Override
     public int size() {
         return size;
+    }
+
+    /** Bytes of the entries held; any thread. */
+    long bytes() {
+        return bytes;
     }
 
     @Override

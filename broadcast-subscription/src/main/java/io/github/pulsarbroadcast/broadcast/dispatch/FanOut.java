@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
 import io.github.pulsarbroadcast.broadcast.WindowBudget;
+import io.github.pulsarbroadcast.broadcast.metrics.PassTiming;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -237,7 +238,7 @@ final class FanOut {
         }
         ConnectionSend send = sends.get(bc.cnx);
         if (send == null) { // not computeIfAbsent: its capturing lambda would allocate per consumer
-            send = new ConnectionSend(owner.topicName(), owner.partitionIndex());
+            send = new ConnectionSend(owner.topicName(), owner.partitionIndex(), owner.counters());
             sends.put(bc.cnx, send);
         }
         send.startConsumer(bc, bc.epoch);
@@ -256,21 +257,41 @@ final class FanOut {
 
     /** Hands each connection its send; a connection whose event loop is gone gets nothing and leaks nothing. */
     void submit(Map<ConsumerConnection, ConnectionSend> sends) {
+        submit(sends, 0, 0);
+    }
+
+    /**
+     * {@link #submit(Map)}, and when {@code entries > 0} times the pass that started at {@code startNanos} until its
+     * first and its last connection have written ({@link PassTiming}).
+     */
+    void submit(Map<ConsumerConnection, ConnectionSend> sends, long startNanos, int entries) {
+        PassTiming timing = entries > 0 ? timing(sends, startNanos, entries) : null;
         for (Map.Entry<ConsumerConnection, ConnectionSend> e : sends.entrySet()) {
             ConnectionSend send = e.getValue();
             if (send.isEmpty()) {
                 send.release();
                 continue;
             }
+            send.timing(timing);
             try {
                 e.getKey().submit(send);
             } catch (java.util.concurrent.RejectedExecutionException rejected) {
-                send.release();
+                send.abandon();
                 if (log.isDebugEnabled()) {
                     log.debug("{} Connection no longer takes sends: {}", name, rejected.toString());
                 }
             }
         }
+    }
+
+    private PassTiming timing(Map<ConsumerConnection, ConnectionSend> sends, long startNanos, int entries) {
+        int connections = 0;
+        for (ConnectionSend send : sends.values()) {
+            connections += send.isEmpty() ? 0 : 1;
+        }
+        DispatchCounters counters = owner.counters();
+        return connections == 0 ? null : new PassTiming(startNanos, entries, connections,
+                counters.dispatchToFirstWrite, counters.dispatchToLastWrite);
     }
 
     @Override

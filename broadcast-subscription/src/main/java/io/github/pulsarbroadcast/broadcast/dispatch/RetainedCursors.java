@@ -222,6 +222,19 @@ final class RetainedCursors {
         byName.values().removeIf(slot -> slot.attached == null);
     }
 
+    /** Every position's lag in entries (connected and retained), in no particular order. */
+    synchronized long[] lags(EntryOffsets offsets) {
+        long[] out = new long[byName.size() + anonymous.size()];
+        int i = 0;
+        for (Slot slot : byName.values()) {
+            out[i++] = offsets.lag(slot.cursor.acknowledged());
+        }
+        for (BroadcastConsumer bc : anonymous) {
+            out[i++] = offsets.lag(bc.cursor.acknowledged());
+        }
+        return out;
+    }
+
     synchronized int attachedCount() {
         return attached;
     }

@@ -36,7 +36,8 @@ abstract class StorageReads implements ReadEntriesCallback {
     /** Issues the next read if one is needed. */
     abstract void read();
 
-    abstract void onEntries(List<Entry> entries);
+    /** Entries read; {@code arrivedNanos} is when storage handed them over (on its own thread). */
+    abstract void onEntries(List<Entry> entries, long arrivedNanos);
 
     abstract void onFailed(ManagedLedgerException e);
 
@@ -58,7 +59,8 @@ abstract class StorageReads implements ReadEntriesCallback {
 
     @Override
     public final void readEntriesComplete(List<Entry> entries, Object ctx) {
-        fanOut.owner.post(() -> onEntries(entries));
+        long arrived = System.nanoTime();
+        fanOut.owner.post(() -> onEntries(entries, arrived));
     }
 
     @Override

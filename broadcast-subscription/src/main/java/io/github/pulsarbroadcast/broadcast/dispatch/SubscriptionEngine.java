@@ -118,6 +118,13 @@ final class SubscriptionEngine {
         return storage.entryOffsets();
     }
 
+    /** See {@link SubscriptionSnapshot}; any thread. */
+    SubscriptionSnapshot snapshot(java.util.Collection<BroadcastConsumer> connected) {
+        long[] lags = cursors.lags(storage.entryOffsets());
+        return new SubscriptionSnapshot(connected, cursors.retainedCount(), fanOut.window.size(),
+                fanOut.window.bytes(), lags, counters);
+    }
+
     private void startRecoveryWindow() {
         recoveryUntilNanos = nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
     }
@@ -189,6 +196,7 @@ final class SubscriptionEngine {
     }
 
     void redeliver(BroadcastConsumer bc, long epoch) {
+        counters.redeliveries.increment();
         post(() -> fanOut.redeliver(bc, epoch));
     }
 
@@ -196,6 +204,7 @@ final class SubscriptionEngine {
     AckResult acknowledge(BroadcastConsumer bc, long ledgerId, long entryId, boolean cumulative) {
         PositionImpl position = PositionImpl.get(ledgerId, entryId);
         bc.lastAckedMillis = System.currentTimeMillis();
+        counters.acks.increment();
         AckResult result = cumulative ? bc.cursor.acknowledgeCumulative(position)
                 : bc.cursor.acknowledgeIndividual(position);
         if (result == AckResult.ADVANCED || result == AckResult.RECORDED) {

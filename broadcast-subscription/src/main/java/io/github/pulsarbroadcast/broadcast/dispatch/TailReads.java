@@ -93,7 +93,8 @@ final class TailReads extends StorageReads {
     }
 
     @Override
-    void onEntries(List<Entry> entries) {
+    void onEntries(List<Entry> entries, long arrivedNanos) {
+        long startNanos = System.nanoTime();
         pending = false;
         if (fanOut.isClosed() || entries.isEmpty() || fanOut.owner.attachedCount() == 0) {
             // Nobody to serve: drop the entries, and the window with them (it must stay a gap-free run of entries).
@@ -113,8 +114,24 @@ final class TailReads extends StorageReads {
             window.clear(); // the read position moved on (an operator skip): keep the window gap-free
         }
         window.append(batch);
+        DispatchCounters counters = fanOut.owner.counters();
+        counters.persistedToDispatch.recordNanos(startNanos - arrivedNanos, batch.size());
         Map<ConsumerConnection, ConnectionSend> sends = new IdentityHashMap<>();
         List<BroadcastConsumer> moved = new ArrayList<>();
+        serveWaiting(batch, sends, moved);
+        fanOut.submit(sends, startNanos, batch.size());
+        batch.release();
+        fanOut.placeAll(moved);
+        counters.fanOutPass.recordNanos(System.nanoTime() - startNanos);
+        read();
+    }
+
+    /**
+     * Sends the batch to every consumer waiting at the tail; those that still have permits and stay at the tail keep
+     * waiting, the others go to {@code moved}.
+     */
+    private void serveWaiting(EntryBatch batch, Map<ConsumerConnection, ConnectionSend> sends,
+                              List<BroadcastConsumer> moved) {
         for (Iterator<List<BroadcastConsumer>> groups = waiting.values().iterator(); groups.hasNext(); ) {
             List<BroadcastConsumer> group = groups.next();
             int kept = 0;
@@ -139,10 +156,6 @@ final class TailReads extends StorageReads {
                 groups.remove();
             }
         }
-        fanOut.submit(sends);
-        batch.release();
-        fanOut.placeAll(moved);
-        read();
     }
 
     @Override

@@ -13,7 +13,10 @@ import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.intercept.BrokerInterceptor;
+import io.github.pulsarbroadcast.broadcast.prometheus.BroadcastMetricsProvider;
 import org.apache.pulsar.broker.service.Consumer;
+import org.apache.pulsar.broker.service.Producer;
+import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.ServerCnx;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.common.api.proto.BaseCommand;
@@ -23,7 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The plugin's entry point: a {@link BrokerInterceptor} that a stock Pulsar 2.10 broker loads from the NAR named in
  * {@code brokerInterceptors}. Its only job is in {@link #initialize}: it installs the plugin's connection handler
- * before the broker binds its ports. Of the per-command callbacks, only {@link #consumerCreated} does anything.
+ * before the broker binds its ports, and registers the plugin's metrics on the broker's {@code /metrics}. Of the
+ * per-command callbacks, {@link #consumerCreated} checks consumers and {@link #messageProduced} times publishes.
  *
  * <p>It also checks every new consumer ({@link #consumerCreated}).
  *
@@ -48,6 +52,7 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
         BroadcastService svc = new BroadcastService(pulsar, cfg);
         this.service = svc;
         pulsar.getBrokerService().setPulsarChannelInitializerFactory(BroadcastChannelInitializer.factory(svc));
+        pulsar.addPrometheusRawMetricsProvider(new BroadcastMetricsProvider(pulsar, svc));
         log.info("pulsar-broadcast installed its connection handler ({})", cfg);
     }
 
@@ -72,6 +77,19 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
                     consumer.getSubscription().getTopicName(), consumer.getSubscription().getName(),
                     consumer.consumerName(), BroadcastMode.KEY);
             consumer.disconnect();
+        }
+    }
+
+    /**
+     * Records the "broker receive to persisted" stage of topics with a broadcast subscription (one map lookup per
+     * publish for the others). Runs on the producer's connection thread once the write is persisted.
+     */
+    @Override
+    public void messageProduced(ServerCnx cnx, Producer producer, long startTimeNs, long ledgerId, long entryId,
+                                Topic.PublishContext publishContext) {
+        BroadcastService svc = service;
+        if (svc != null && startTimeNs > 0) {
+            svc.publishLatencies().record(producer.getTopic().getName(), System.nanoTime() - startTimeNs);
         }
     }
 

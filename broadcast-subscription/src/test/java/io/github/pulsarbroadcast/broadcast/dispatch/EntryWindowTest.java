@@ -115,7 +115,7 @@ public class EntryWindowTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void connectionSendRetainsEachEntryOnceForAnyNumberOfConsumers() {
         EntryBatch batch = TestEntries.batch(1, 0, 3);
-        ConnectionSend send = new ConnectionSend("t", -1);
+        ConnectionSend send = new ConnectionSend("t", -1, new DispatchCounters());
         for (int c = 0; c < 40; c++) { // more consumers than the initial arrays hold
             send.startConsumer(null, 0);
             for (int i = c % 3; i < 3; i++) {
@@ -134,7 +134,7 @@ public class EntryWindowTest {
 
     @Test(groups = "unit", timeOut = 10_000)
     public void connectionSendDropsConsumersThatGotNothing() {
-        ConnectionSend send = new ConnectionSend("t", -1);
+        ConnectionSend send = new ConnectionSend("t", -1, new DispatchCounters());
         send.startConsumer(null, 0);
         send.endConsumer();
         assertTrue(send.isEmpty());

@@ -1,0 +1,113 @@
+package io.github.pulsarbroadcast.broadcast.prometheus;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastService;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
+import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.service.Topic;
+import org.apache.pulsar.broker.stats.prometheus.PrometheusRawMetricsProvider;
+import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.util.SimpleTextOutputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Adds the plugin's metrics to the broker's {@code /metrics}: the per-subscription families of
+ * {@link SubscriptionFamilies} for every broadcast subscription open on this broker, and the executor's per-thread
+ * queue depth, task count, task time and slow tasks. Registered once by the interceptor with
+ * {@code PulsarService.addPrometheusRawMetricsProvider}.
+ *
+ * <p>Cost per scrape: one walk over the broker's topics (as the stock metrics make), and per broadcast subscription
+ * one {@link io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionSnapshot} (a pass over its consumers and a sort
+ * of their lags); nothing per consumer is written.
+ *
+ * <p>Threading: {@link #generate} runs on the broker's metrics thread, one scrape at a time; the provider holds only
+ * final references.
+ */
+public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvider {
+
+    private static final Logger log = LoggerFactory.getLogger(BroadcastMetricsProvider.class);
+
+    private final PulsarService pulsar;
+    private final BroadcastService service;
+
+    public BroadcastMetricsProvider(PulsarService pulsar, BroadcastService service) {
+        this.pulsar = pulsar;
+        this.service = service;
+    }
+
+    @Override
+    public void generate(SimpleTextOutputStream stream) {
+        try {
+            String cluster = MetricsText.label("cluster", pulsar.getConfiguration().getClusterName());
+            MetricsText text = new MetricsText(stream);
+            List<SubscriptionFamilies.Sample> samples = collect(cluster);
+            text.family("pulsar_broadcast_subscriptions", "gauge", "Broadcast subscriptions open on this broker");
+            text.sample("pulsar_broadcast_subscriptions", cluster, samples.size());
+            SubscriptionFamilies.write(text, samples);
+            writeExecutor(text, cluster, service.executor());
+        } catch (RuntimeException e) {
+            // A failure here must not break the broker's own metrics: log it and write nothing more.
+            log.warn("Writing the pulsar-broadcast metrics failed: {}", e.toString(), e);
+        }
+    }
+
+    private List<SubscriptionFamilies.Sample> collect(String cluster) {
+        List<SubscriptionFamilies.Sample> samples = new ArrayList<>();
+        pulsar.getBrokerService().forEachTopic(topic -> collect(cluster, topic, samples));
+        return samples;
+    }
+
+    private static void collect(String cluster, Topic topic, List<SubscriptionFamilies.Sample> samples) {
+        String topicLabels = null;
+        for (Object s : topic.getSubscriptions().values()) {
+            if (!(s instanceof BroadcastSubscription)) {
+                continue;
+            }
+            BroadcastSubscription sub = (BroadcastSubscription) s;
+            BroadcastDispatcher dispatcher = sub.broadcastDispatcher();
+            if (dispatcher == null || dispatcher.isClosed()) {
+                continue;
+            }
+            if (topicLabels == null) {
+                TopicName name = TopicName.get(topic.getName());
+                topicLabels = cluster + "," + MetricsText.label("namespace", name.getNamespace()) + ","
+                        + MetricsText.label("topic", topic.getName());
+            }
+            samples.add(new SubscriptionFamilies.Sample(topicLabels + "," + MetricsText.label("subscription",
+                    sub.getName()), dispatcher.snapshot(), dispatcher.receiveToPersisted().snapshot()));
+        }
+    }
+
+    private static void writeExecutor(MetricsText text, String cluster, SubscriptionOrderedExecutor executor) {
+        int n = executor.numThreads();
+        String[] labels = new String[n];
+        for (int i = 0; i < n; i++) {
+            labels[i] = cluster + "," + MetricsText.label("thread", executor.threadName(i));
+        }
+        text.family("pulsar_broadcast_executor_queue_depth", "gauge",
+                "Tasks waiting in the queue of each thread of the plugin's executor");
+        for (int i = 0; i < n; i++) {
+            text.sample("pulsar_broadcast_executor_queue_depth", labels[i], executor.queuedTasks(i));
+        }
+        text.family("pulsar_broadcast_executor_tasks_total", "counter", "Tasks run by each executor thread");
+        for (int i = 0; i < n; i++) {
+            text.sample("pulsar_broadcast_executor_tasks_total", labels[i], executor.completedTasks(i));
+        }
+        text.family("pulsar_broadcast_executor_task_ms_total", "counter",
+                "Time each executor thread spent running tasks, in milliseconds");
+        for (int i = 0; i < n; i++) {
+            text.sample("pulsar_broadcast_executor_task_ms_total", labels[i],
+                    executor.taskNanos(i) / (double) TimeUnit.MILLISECONDS.toNanos(1));
+        }
+        text.family("pulsar_broadcast_executor_slow_tasks_total", "counter",
+                "Executor tasks that ran longer than broadcastExecutorSlowTaskMs");
+        for (int i = 0; i < n; i++) {
+            text.sample("pulsar_broadcast_executor_slow_tasks_total", labels[i], executor.slowTasks(i));
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionType;
+import org.testng.annotations.Test;
+
+/**
+ * docs/operations.md, "Metrics": the broker's real {@code /metrics}, scraped over HTTP, against a known workload.
+ * Three broadcast consumers get 20 messages; two acknowledge all of them, one none; one more consumer leaves. Every
+ * count the workload fixes is checked exactly, the format line by line, and a stock subscription on the same topic
+ * adds no broadcast series.
+ */
+public class BroadcastMetricsTest extends BroadcastTestBase {
+
+    /** {@code name{labels} value}; labels kept as one string. */
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})? (\\S+)$");
+
+    @Override
+    protected void configureBroker(ServiceConfiguration conf) {
+        conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
+        conf.getProperties().setProperty("broadcastConsumerRetentionSeconds", "600");
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void metricsCountAKnownWorkload() throws Exception {
+        String topic = newTopic("metrics");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 4);
+        Consumer<String> stock = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
+                .subscriptionType(SubscriptionType.Shared).subscribe();
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 20);
+        }
+        for (int c = 0; c < 3; c++) {
+            for (int i = 0; i < 20; i++) {
+                Message<String> m = consumers.get(c).receive();
+                if (c < 2) {
+                    consumers.get(c).acknowledge(m);
+                }
+            }
+        }
+        String sub = "subscription=\"fleet\"";
+        // The fourth consumer was sent its 20 too (its receiver queue holds them); it leaves without acking.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertEquals(
+                scrape(sub).get("pulsar_broadcast_messages_delivered_total"), 80.0, get("/metrics/").lines()
+                        .filter(l -> l.startsWith("pulsar_broadcast_")).limit(30)
+                        .collect(java.util.stream.Collectors.joining("\n"))));
+        consumers.get(3).close();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Map<String, Double> m = scrape(sub);
+            assertEquals(m.get("pulsar_broadcast_acks_total"), 40.0, "two consumers acked 20 each");
+            assertEquals(m.get("pulsar_broadcast_stage_latency_ms_count{stage=\"dispatch_to_last_write\"}"), 20.0);
+        });
+        Map<String, Double> m = scrape(sub);
+        assertEquals(m.get("pulsar_broadcast_messages_delivered_total"), 80.0, "20 messages to each of 4 consumers");
+        assertTrue(m.get("pulsar_broadcast_bytes_delivered_total") >= 80 * "m-0".length());
+        assertEquals(m.get("pulsar_broadcast_tail_entries_read_total"), 20.0, "each entry read once");
+        assertEquals(m.get("pulsar_broadcast_retained_positions"), 1.0, "the consumer that left");
+        double connected = 0;
+        for (String state : new String[] {"waiting", "pending", "catching_up", "idle"}) {
+            connected += m.get("pulsar_broadcast_consumers{state=\"" + state + "\"}");
+        }
+        assertEquals(connected, 3.0);
+        assertEquals(m.get("pulsar_broadcast_consumer_lag_entries{quantile=\"1\"}"), 20.0,
+                "two positions acked nothing: the one still connected and the one retained");
+        assertEquals(m.get("pulsar_broadcast_consumer_lag_entries{quantile=\"0.5\"}"), 0.0,
+                "median (nearest rank) of {0, 0, 20, 20}");
+        for (String stage : new String[] {"receive_to_persisted", "persisted_to_dispatch", "dispatch_to_first_write",
+                "dispatch_to_last_write"}) {
+            String key = "pulsar_broadcast_stage_latency_ms_count{stage=\"" + stage + "\"}";
+            assertEquals(m.get(key), 20.0, key);
+            assertEquals(m.get("pulsar_broadcast_stage_latency_ms_bucket{stage=\"" + stage + "\",le=\"+Inf\"}"),
+                    20.0, stage);
+        }
+        assertTrue(m.get("pulsar_broadcast_fanout_pass_ms_count") >= 1);
+        closeAll(consumers.subList(0, 3));
+        stock.close();
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void everyFamilyIsWellFormedAndStockSubscriptionsAddNothing() throws Exception {
+        String topic = newTopic("format");
+        Consumer<String> broadcast = broadcastConsumer(topic, "fleet", "a");
+        Consumer<String> stock = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
+                .subscriptionType(SubscriptionType.Shared).subscribe();
+        String body = get("/metrics/");
+        Set<String> typed = new HashSet<>();
+        Map<String, String> types = new HashMap<>();
+        for (String line : body.split("\n")) {
+            if (line.startsWith("# TYPE pulsar_broadcast_")) {
+                String[] parts = line.split(" ");
+                assertTrue(typed.add(parts[2]), "one TYPE line per family: " + parts[2]);
+                types.put(parts[2], parts[3]);
+            } else if (line.startsWith("pulsar_broadcast_")) {
+                Matcher s = SAMPLE.matcher(line);
+                assertTrue(s.matches(), "not a Prometheus sample: " + line);
+                Double.parseDouble(s.group(4).replace("+Inf", "Infinity"));
+                assertFalse(line.contains("subscription=\"stock\""), "a stock subscription has no broadcast series");
+                String family = familyOf(s.group(1), types);
+                assertTrue(typed.contains(family), "sample before its TYPE line: " + line);
+            }
+        }
+        assertEquals(types.get("pulsar_broadcast_consumers"), "gauge");
+        assertEquals(types.get("pulsar_broadcast_acks_total"), "counter");
+        assertEquals(types.get("pulsar_broadcast_stage_latency_ms"), "histogram");
+        assertEquals(types.get("pulsar_broadcast_executor_tasks_total"), "counter");
+        assertTrue(body.contains("pulsar_broadcast_executor_queue_depth{cluster=\"" + cluster.clusterName()
+                + "\",thread=\"broadcast-dispatch-0\"}"), "executor threads are labelled");
+        assertTrue(body.contains("pulsar_broadcast_subscriptions{cluster=\"" + cluster.clusterName() + "\"}"));
+        broadcast.close();
+        stock.close();
+    }
+
+    private static String familyOf(String sample, Map<String, String> types) {
+        for (String suffix : new String[] {"_bucket", "_sum", "_count"}) {
+            if (sample.endsWith(suffix)) {
+                String base = sample.substring(0, sample.length() - suffix.length());
+                if ("histogram".equals(types.get(base))) {
+                    return base;
+                }
+            }
+        }
+        return sample;
+    }
+
+    /**
+     * The samples of the one subscription matching {@code selector}, keyed by name plus the labels other than
+     * cluster, namespace, topic and subscription (e.g. {@code x{stage="a"}}); executor and broker samples excluded.
+     */
+    private Map<String, Double> scrape(String selector) throws Exception {
+        Map<String, Double> out = new HashMap<>();
+        for (String line : get("/metrics/").split("\n")) {
+            Matcher s = SAMPLE.matcher(line);
+            if (!line.startsWith("pulsar_broadcast_") || !s.matches() || s.group(3) == null
+                    || !s.group(3).contains(selector)) {
+                continue;
+            }
+            StringBuilder rest = new StringBuilder();
+            for (String label : s.group(3).split(",(?=[a-z_]+=\")")) {
+                if (!label.matches("(cluster|namespace|topic|subscription)=.*")) {
+                    rest.append(rest.length() == 0 ? "" : ",").append(label);
+                }
+            }
+            String key = rest.length() == 0 ? s.group(1) : s.group(1) + "{" + rest + "}";
+            out.put(key, Double.parseDouble(s.group(4).replace("+Inf", "Infinity")));
+        }
+        return out;
+    }
+
+    private String get(String path) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(cluster.webServiceUrl() + path)).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(response.statusCode(), 200, path);
+        return response.body();
+    }
+}
