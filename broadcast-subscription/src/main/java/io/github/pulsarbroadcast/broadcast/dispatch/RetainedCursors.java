@@ -155,6 +155,10 @@ final class RetainedCursors {
         }
     }
 
+    private static PositionImpl max(PositionImpl a, PositionImpl b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
     private static PositionImpl min(PositionImpl a, PositionImpl b) {
         return a == null || b.compareTo(a) < 0 ? b : a;
     }
@@ -181,10 +185,14 @@ final class RetainedCursors {
      * least {@code minNanos} from now (its consumer may have reconnected after the last save, and must get the time
      * to come back after the move).
      *
+     * A saved position below {@code markDeleted} starts at it: the save is older than the mark-delete (the consumer
+     * acknowledged more after it, or its retention ran out and the mark-delete moved on before the broker crashed),
+     * and nothing at or below the mark-delete can be read again for it.
+     *
      * @return how many saved positions had expired already and were dropped
      */
     synchronized int restore(List<SavedPosition> saved, long nowNanos, long wallMillis, long retentionNanos,
-                             long minNanos, CursorRules rules) {
+                             long minNanos, PositionImpl markDeleted, CursorRules rules) {
         int expired = 0;
         for (SavedPosition p : saved) {
             long expiresAt = p.retainedUntilMillis() == 0 ? nowNanos + retentionNanos
@@ -193,8 +201,8 @@ final class RetainedCursors {
                 expired += p.name().isEmpty() || byName.containsKey(p.name()) ? 0 : 1;
                 continue;
             }
-            Slot slot = new Slot(VirtualCursor.restored(PositionImpl.get(p.ackedLedger(), p.ackedEntry()),
-                    p.ranges(), rules));
+            Slot slot = new Slot(VirtualCursor.restored(max(PositionImpl.get(p.ackedLedger(), p.ackedEntry()),
+                    markDeleted), p.ranges(), rules));
             slot.expiresAtNanos = expiresAt;
             byName.put(p.name(), slot);
         }

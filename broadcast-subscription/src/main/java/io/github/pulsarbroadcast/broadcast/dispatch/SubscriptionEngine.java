@@ -70,7 +70,7 @@ final class SubscriptionEngine {
             // Kept at least the grace from the load, whatever the retention: their consumers are on their way back.
             long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
             int expired = cursors.restore(start.restored, nanoClock.getAsLong(), loop.wallMillis(),
-                    Math.max(retentionNanos(), grace), grace, rules);
+                    Math.max(retentionNanos(), grace), grace, storage.markDeleted(), rules);
             counters.retainedExpired.add(expired);
             log.info("{} Restored {} saved consumer positions ({} had expired)", name, start.restored.size() - expired,
                     expired);
@@ -336,7 +336,7 @@ final class SubscriptionEngine {
         if (atClose != null) {
             long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
             cursors.restore(atClose, nanoClock.getAsLong(), loop.wallMillis(), Math.max(retentionNanos(), grace),
-                    grace, rules);
+                    grace, storage.markDeleted(), rules);
             startRecoveryWindow();
         }
         positions.reopen();

@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
 import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
+import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -453,9 +454,16 @@ final class DispatchModel implements ModelHarness.Deliveries {
         if (restore) {
             positions.saved.forEach(p -> saved.add(p.name()));
         }
+        PositionImpl markDeleted = ledger.markDeleted();
         for (Identity id : identities.values()) {
+            boolean wasRetained = id.retained();
             id.dropped |= !saved.contains(id.name);
             if (saved.contains(id.name)) {
+                if (!wasRetained) {
+                    // Its retention ran out before the crash, but the last save still held it: the new owner brings
+                    // the saved position back, no lower than the mark-delete (seed 3619332101975234).
+                    adoptSaved(id, markDeleted);
+                }
                 // Restored positions are kept at least the reconnect grace from the load (retention = grace here).
                 id.leftAtNanos = Math.max(id.leftAtNanos, world.nowNanos);
             }
@@ -463,6 +471,22 @@ final class DispatchModel implements ModelHarness.Deliveries {
         // As the installer: after a crash (the last save was not the one on close) the recovery window opens too.
         engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null,
                 !restore || !positions.savedOnClose));
+    }
+
+    /** {@code id} takes the saved position of its name as the engine restores it: at or above {@code floor}. */
+    private void adoptSaved(Identity id, PositionImpl floor) {
+        for (SavedPosition p : positions.saved) {
+            if (p.name().equals(id.name)) {
+                id.startAt(max(PositionImpl.get(p.ackedLedger(), p.ackedEntry()), floor));
+                long[] r = p.ranges();
+                for (int i = 0; i + 2 < r.length; i += 3) {
+                    for (long e = r[i + 1]; e < r[i + 2]; e++) {
+                        id.ack(PositionImpl.get(r[i], e), false);
+                    }
+                }
+                id.dropped = false;
+            }
+        }
     }
 
     // ----- what connections see -----
