@@ -192,6 +192,50 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
         assertEquals(names(followed.body), STUCK);
     }
 
+    /** {@code pulsar-broadcast consumers}: the table, the JSON, and a refusal with the broker's reason. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void commandLinePrintsTheLaggardsFirst() throws Exception {
+        String[] common = {"--topic", topic, "--subscription", "fleet", "--web-url", cluster.webServiceUrl()};
+        Cli table = cli(common, "--sort", "lag", "--limit", "5");
+        assertEquals(table.exit, 0, table.err);
+        String[] lines = table.out.split("\n");
+        assertTrue(lines[0].contains("'fleet': " + CONSUMERS + " consumers"), table.out);
+        assertTrue(lines[1].contains("sorted by lag desc; showing 1-5"), table.out);
+        assertTrue(lines[2].startsWith("NAME"), table.out);
+        assertTrue(lines[3].startsWith("stuck-0 ") && lines[3].contains("IDLE") && lines[3].contains("never"),
+                table.out);
+        assertTrue(lines[6].startsWith("halfway-0 "), table.out);
+        assertEquals(lines.length, 8, table.out);
+
+        Cli json = cli(common, "--state", "IDLE", "--json");
+        assertEquals(json.exit, 0, json.err);
+        assertEquals(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out).get("total").asInt(), 3);
+
+        Cli refused = cli(common, "--limit", "5000");
+        assertEquals(refused.exit, 1);
+        assertTrue(refused.err.contains("HTTP 400") && refused.err.contains("'limit'"), refused.err);
+    }
+
+    private static final class Cli {
+        int exit;
+        String out;
+        String err;
+    }
+
+    private static Cli cli(String[] common, String... more) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        List<String> args = new ArrayList<>(List.of(common));
+        args.addAll(List.of(more));
+        Cli cli = new Cli();
+        cli.exit = new picocli.CommandLine(new io.github.pulsarbroadcast.standalone.consumers.ConsumersCommand(
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)))
+                .execute(args.toArray(new String[0]));
+        cli.out = out.toString();
+        cli.err = err.toString();
+        return cli;
+    }
+
     private ListingHttp.Answer get(String query) throws Exception {
         return ListingHttp.get(ListingHttp.url(cluster.webServiceUrl(), topic, "fleet", query), null);
     }

@@ -58,7 +58,8 @@ final class ListingHttp {
         }
         HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
         String body = response.body();
-        JsonNode json = body == null || body.isEmpty() ? null : JSON.readTree(body);
+        // The broker's authentication filter answers 401 with an HTML page, not JSON.
+        JsonNode json = body == null || !body.startsWith("{") ? null : JSON.readTree(body);
         return new Answer(response.statusCode(), response.headers().firstValue("Location").orElse(null), json);
     }
 }
