@@ -289,6 +289,10 @@ conf_install() {
     if [[ -v "BLOCK_VALS[$k]" ]]; then
       v=${BLOCK_VALS[$k]}
       unset "BLOCK_VALS[$k]"
+    elif [[ $k == additionalServletDirectory ]]; then
+      # The servlet is the interceptor's NAR: by default, look for it where the interceptor is.
+      current=$(effective brokerInterceptorsDirectory "${OUTSIDE[@]}")
+      [[ -z $current ]] || v=$current
     fi
     idx=$(outside_last "$k")
     if ((idx < 0)); then

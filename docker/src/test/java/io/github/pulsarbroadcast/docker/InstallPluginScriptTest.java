@@ -168,6 +168,7 @@ public class InstallPluginScriptTest {
         Properties p = properties("conf/broker.conf");
         assertEquals(p.getProperty("brokerInterceptors"), "audit,broadcast-subscription");
         assertEquals(p.getProperty("brokerInterceptorsDirectory"), customDir.toString());
+        assertEquals(p.getProperty("additionalServletDirectory"), customDir.toString(), "the servlet is that NAR");
         assertEquals(p.getProperty("broadcastExecutorThreads"), "8");
         assertEquals(BroadcastConfig.from(p).executorThreads(), 8);
         assertTrue(Files.isRegularFile(customDir.resolve("broadcast-subscription.nar")));

@@ -23,13 +23,13 @@ import picocli.CommandLine.Option;
  * <p>Threading: runs on the main thread.
  */
 @Command(name = "consumers", mixinStandardHelpOptions = true,
-        description = {"List the consumers of one broadcast subscription: paged, sorted (by lag by default, most",
-            "behind first) and filtered by state, from the broker's consumer listing (GET /broadcast/v1/...).",
+        description = {"List the consumers of one broadcast subscription: paged, sorted (by lag by default, most"
+                + " behind first) and filtered by state, from the broker's consumer listing (GET /broadcast/v1/...).",
             "Example: consumers --topic alerts --subscription fleet --sort lag --limit 20"})
 public final class ConsumersCommand implements Callable<Integer> {
 
-    @Option(names = "--topic", required = true, description = "Topic: a full name (persistent://tenant/namespace/"
-            + "topic, one partition of a partitioned topic: ...-partition-N) or a short name in public/default.")
+    @Option(names = "--topic", required = true, description = "Topic: a full name such as persistent://public/default/"
+            + "alerts (of a partitioned topic, one partition: alerts-partition-0), or a short name in public/default.")
     String topic;
 
     @Option(names = "--subscription", required = true, description = "The broadcast subscription.")
@@ -106,7 +106,8 @@ public final class ConsumersCommand implements Callable<Integer> {
         try {
             answer = new ListingClient(token).get(url);
         } catch (IOException | IllegalArgumentException e) {
-            err.println("Cannot reach " + url + ": " + e);
+            err.println("Cannot reach " + url + ": " + e + " (is a broker's web service at --web-url " + webUrl
+                    + "?)");
             return 1;
         }
         return print(answer);

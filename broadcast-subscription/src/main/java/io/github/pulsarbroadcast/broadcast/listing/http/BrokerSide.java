@@ -12,6 +12,7 @@ import javax.servlet.http.HttpServletRequest;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.authentication.AuthenticationDataSource;
 import org.apache.pulsar.broker.namespace.LookupOptions;
+import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
@@ -91,7 +92,6 @@ final class BrokerSide {
     }
 
     /** The broadcast subscription as a JDK function; 404 when the topic or subscription does not exist here. */
-    @SuppressWarnings("unchecked")
     Object subscription(TopicName topic, String name) throws HttpError {
         Optional<Topic> found = await(pulsar.getBrokerService().getTopicIfExists(topic.toString()), "topic load");
         if (found.isEmpty()) {
@@ -143,8 +143,9 @@ final class BrokerSide {
             throw new HttpError(503, "The " + what + " did not finish within " + timeout + " s; try again");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            int status = cause instanceof IllegalArgumentException || cause instanceof IllegalStateException
-                    ? 412 : 500;
+            // As stock: no owner found is 412; a bundle being loaded or unloaded here is retriable.
+            int status = cause instanceof IllegalArgumentException || cause instanceof IllegalStateException ? 412
+                    : cause instanceof BrokerServiceException.ServiceUnitNotReadyException ? 503 : 500;
             throw new HttpError(status, "The " + what + " failed: " + cause);
         }
     }
