@@ -176,6 +176,14 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
                     "not a broadcast subscription");
         }
         assertError(ListingHttp.get(web + "/broadcast/v1/nothing", null), 404, "/v1/persistent/{tenant}");
+
+        String partitioned = newTopic("partitioned");
+        cluster.admin().topics().createPartitionedTopic(partitioned, 2);
+        ListingHttp.Answer whole = ListingHttp.get(ListingHttp.url(web, partitioned, "fleet", ""), null);
+        if (whole.status == 307) {
+            whole = ListingHttp.get(whole.location, null);
+        }
+        assertError(whole, 400, "partitioned topic with 2 partitions", partitioned + "-partition-0");
     }
 
     /** A broker that does not own the topic redirects (307) to the owner, as the stock admin API does. */
