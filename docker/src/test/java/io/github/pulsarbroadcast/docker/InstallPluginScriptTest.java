@@ -208,7 +208,8 @@ public class InstallPluginScriptTest {
         assertEquals(properties("conf/broker.conf").getProperty("additionalServlets"), "broadcast-consumers");
         Build.Result r = script("--uninstall", home.toString());
         assertEquals(r.exitCode, 0, r.toString());
-        assertEquals(properties("conf/broker.conf").getProperty("additionalServlets"), null, read("conf/broker.conf"));
+        assertEquals(properties("conf/broker.conf").getProperty("additionalServlets"), null,
+                read("conf/broker.conf"));
     }
 
     public void aReinstallKeepsValuesSetInsideTheBlock() throws Exception {
