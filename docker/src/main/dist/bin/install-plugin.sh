@@ -7,6 +7,7 @@ set -euo pipefail
 readonly VERSION="@project.version@"
 readonly PULSAR_VERSION="@pulsar.version@"
 readonly INTERCEPTOR="broadcast-subscription"
+readonly SERVLET="broadcast-consumers"
 readonly NAR="broadcast-subscription.nar"
 readonly JAR_PREFIX="io.github.pulsarbroadcast-"
 readonly BEGIN_PREFIX="# >>> pulsar-broadcast"
@@ -24,14 +25,17 @@ Usage: $(basename "$0") [options] PULSAR_HOME
 Installs pulsar-broadcast $VERSION into the Apache Pulsar installation PULSAR_HOME (for example /pulsar):
   - copies lib/*.jar of this distribution to PULSAR_HOME/lib/ (and removes other versions of them),
   - copies interceptors/$NAR to the broker's brokerInterceptorsDirectory (default PULSAR_HOME/interceptors),
+  - copies the same NAR to the broker's additionalServletDirectory when broker.conf sets another one (the NAR
+    is also the consumer listing's additional servlet),
   - adds the keys of conf/broadcast.conf to PULSAR_HOME/conf/broker.conf in a marked block, adding
-    $INTERCEPTOR to brokerInterceptors and leaving every key that broker.conf already sets as it is.
+    $INTERCEPTOR to brokerInterceptors and $SERVLET to additionalServlets, and leaving every key that
+    broker.conf already sets as it is.
 Changes take effect when the broker restarts.
 
 Options:
   --dry-run      Print what would change (with a diff of each configuration file) and change nothing.
-  --uninstall    Remove what an install added: the block, $INTERCEPTOR from brokerInterceptors, the jars
-                 and the NAR.
+  --uninstall    Remove what an install added: the block, $INTERCEPTOR from brokerInterceptors, $SERVLET
+                 from additionalServlets, the jars and the NAR.
   --conf FILE    Configuration file to edit, absolute or relative to PULSAR_HOME; repeat for several
                  (default: conf/broker.conf). The Docker image uses --conf conf/broker.conf --conf conf/standalone.conf.
   --force        Install even if PULSAR_HOME is not Pulsar ${PULSAR_VERSION%.*}.x.
@@ -178,6 +182,14 @@ list_remove() {
   if $found; then printf '%s' "$out"; else printf '%s' "$1"; fi
 }
 
+# list_item KEY: what this plugin adds to the list KEY (empty for a key that is not one of those lists).
+list_item() {
+  case $1 in
+    brokerInterceptors) printf '%s' "$INTERCEPTOR" ;;
+    additionalServlets) printf '%s' "$SERVLET" ;;
+  esac
+}
+
 LINES=()
 OUTSIDE=()
 NEW=()
@@ -258,7 +270,7 @@ effective() {
 # block are kept; keys set outside the block stay as they are (an empty value there gets ours).
 conf_install() {
   split_block
-  local line k v idx current updated
+  local line k v idx current updated item
   local -a block=("" "$BEGIN_LINE" "# Every key, its default and its meaning: docs/install.md of pulsar-broadcast $VERSION.")
   local header=true
   for line in "${TEMPLATE[@]}"; do
@@ -273,21 +285,26 @@ conf_install() {
     fi
     k=$KV_KEY
     v=$KV_VAL
+    item=$(list_item "$k")
     if [[ -v "BLOCK_VALS[$k]" ]]; then
       v=${BLOCK_VALS[$k]}
       unset "BLOCK_VALS[$k]"
+    elif [[ $k == additionalServletDirectory ]]; then
+      # The servlet is the interceptor's NAR: by default, look for it where the interceptor is.
+      current=$(effective brokerInterceptorsDirectory "${OUTSIDE[@]}")
+      [[ -z $current ]] || v=$current
     fi
     idx=$(outside_last "$k")
     if ((idx < 0)); then
-      [[ $k == brokerInterceptors ]] && v=$(list_add "$v" "$INTERCEPTOR")
+      [[ -n $item ]] && v=$(list_add "$v" "$item")
       block+=("$k=$v")
       continue
     fi
     current=$(outside_value "$idx")
-    if [[ $k == brokerInterceptors ]]; then
-      updated=$(list_add "$current" "$INTERCEPTOR")
+    if [[ -n $item ]]; then
+      updated=$(list_add "$current" "$item")
       [[ $updated == "$current" ]] || outside_set "$k" "$updated"
-      block+=("# $k: set earlier in this file, with $INTERCEPTOR added to its list")
+      block+=("# $k: set earlier in this file, with $item added to its list")
     else
       [[ -z $current && -n $v ]] && outside_set "$k" "$v"
       block+=("# $k: set earlier in this file; that line is the one used")
@@ -307,25 +324,54 @@ conf_install() {
   NEW=("${OUTSIDE[@]}" "${block[@]}")
 }
 
-# conf_uninstall: LINES -> NEW without the block and without $INTERCEPTOR in brokerInterceptors.
-conf_uninstall() {
-  split_block
-  local idx current rest k line
-  idx=$(outside_last brokerInterceptors)
+# outside_remove KEY: drops every line of OUTSIDE that sets KEY.
+outside_remove() {
+  local line
+  local -a kept=()
+  for line in "${OUTSIDE[@]}"; do
+    if parse_kv "$line" && [[ $KV_KEY == "$1" ]]; then continue; fi
+    kept+=("$line")
+  done
+  OUTSIDE=("${kept[@]}")
+}
+
+# uninstall_list KEY: takes this plugin's item out of the list KEY, set outside the block or inside it.
+uninstall_list() {
+  local key=$1 item idx current rest
+  item=$(list_item "$key")
+  idx=$(outside_last "$key")
   if ((idx >= 0)); then
     current=$(outside_value "$idx")
-    rest=$(list_remove "$current" "$INTERCEPTOR")
-    [[ $rest == "$current" ]] || outside_set brokerInterceptors "$rest"
-  elif [[ -v "BLOCK_VALS[brokerInterceptors]" ]]; then
-    rest=$(list_remove "${BLOCK_VALS[brokerInterceptors]}" "$INTERCEPTOR")
-    if [[ -n $rest ]]; then
-      OUTSIDE+=("brokerInterceptors=$rest")
-      echo "$CONF: kept the other broker interceptors: brokerInterceptors=$rest"
+    rest=$(list_remove "$current" "$item")
+    if [[ $key == additionalServlets && -z ${rest//[[:space:],]/} && $rest != "$current" ]]; then
+      # Pulsar 2.10 refuses to start with an empty additionalServlets (it looks for a servlet named ""): drop it.
+      outside_remove "$key"
+      echo "$CONF: removed additionalServlets (no other servlet was listed)"
+    else
+      [[ $rest == "$current" ]] || outside_set "$key" "$rest"
+    fi
+  elif [[ -v "BLOCK_VALS[$key]" ]]; then
+    rest=$(list_remove "${BLOCK_VALS[$key]}" "$item")
+    if [[ -n ${rest//[[:space:],]/} ]]; then
+      OUTSIDE+=("$key=$rest")
+      echo "$CONF: kept the other entries: $key=$rest"
+      if [[ $key == additionalServlets && -v "BLOCK_VALS[additionalServletDirectory]" ]]; then
+        OUTSIDE+=("additionalServletDirectory=${BLOCK_VALS[additionalServletDirectory]}")
+      fi
     fi
   fi
+}
+
+# conf_uninstall: LINES -> NEW without the block, $INTERCEPTOR in brokerInterceptors and $SERVLET in
+# additionalServlets.
+conf_uninstall() {
+  split_block
+  local k line
+  uninstall_list brokerInterceptors
+  uninstall_list additionalServlets
   for k in "${BLOCK_ORDER[@]}"; do
     case $k in
-      broadcast* | brokerInterceptors | brokerInterceptorsDirectory) ;;
+      broadcast* | brokerInterceptors | brokerInterceptorsDirectory | additionalServlets | additionalServletDirectory) ;;
       *) warn "$CONF: removed $k=${BLOCK_VALS[$k]}, which was inside the pulsar-broadcast block" ;;
     esac
   done
@@ -366,6 +412,18 @@ interceptors_dir() {
   printf '%s' "${dir%/}"
 }
 
+# servlets_dir LINE...: the directory the broker loads additional servlets from, if the configuration loads them.
+servlets_dir() {
+  local dir
+  dir=$(effective additionalServletDirectory "$@")
+  [[ -n $dir ]] || return 0
+  if [[ $dir != /* ]]; then
+    dir=${dir#./}
+    dir="$home/$dir"
+  fi
+  printf '%s' "${dir%/}"
+}
+
 # --- Install / uninstall ----------------------------------------------------------------------------------------
 
 declare -A NAR_DIRS=()
@@ -378,6 +436,8 @@ if ! $uninstall; then
     conf_install
     NEW_CONF[$CONF]=$(printf '%s\n' "${NEW[@]}")
     NAR_DIRS[$(interceptors_dir "${NEW[@]}")]=1
+    servlets=$(servlets_dir "${NEW[@]}")
+    [[ -z $servlets ]] || NAR_DIRS[$servlets]=1
   done
 
   our_jars=" "
@@ -420,6 +480,8 @@ else
   for CONF in "${conf_paths[@]}"; do
     mapfile -t LINES <"$CONF"
     NAR_DIRS[$(interceptors_dir "${LINES[@]}")]=1
+    servlets=$(servlets_dir "${LINES[@]}")
+    [[ -z $servlets ]] || NAR_DIRS[$servlets]=1
     conf_uninstall
     write_conf "$CONF"
   done

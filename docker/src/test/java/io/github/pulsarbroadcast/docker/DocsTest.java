@@ -35,6 +35,8 @@ public class DocsTest {
         assertEquals(inConf.get("broadcastEnabled"), "true");
         assertTrue(conf.contains("\nbrokerInterceptors=broadcast-subscription\n"), conf);
         assertTrue(conf.contains("\nbrokerInterceptorsDirectory=./interceptors\n"), conf);
+        assertTrue(conf.contains("\nadditionalServlets=broadcast-consumers\n"), conf);
+        assertTrue(conf.contains("\nadditionalServletDirectory=./interceptors\n"), conf);
         // The image's apply-config-from-env.py takes "#key=value" comments for keys: no other '=' in comments.
         for (String line : conf.split("\n")) {
             if (line.startsWith("#") && line.contains("=")) {
@@ -48,7 +50,8 @@ public class DocsTest {
         Map<String, String> guide = keys(Build.read(Build.docs().resolve("install.md")));
         assertEquals(guide, reference, "plugin keys and defaults of docs/install.md");
         String text = Build.read(Build.docs().resolve("install.md"));
-        for (String key : new String[] {"brokerInterceptors", "brokerInterceptorsDirectory"}) {
+        for (String key : new String[] {"brokerInterceptors", "brokerInterceptorsDirectory", "additionalServlets",
+            "additionalServletDirectory"}) {
             assertTrue(text.contains("| `" + key + "` |"), key);
         }
         assertTrue(text.contains("pulsar.subscription.mode=broadcast"));

@@ -100,6 +100,9 @@ public class InstallPluginScriptTest {
             Properties p = properties(conf);
             assertEquals(p.getProperty("brokerInterceptors"), "broadcast-subscription", conf);
             assertEquals(p.getProperty("brokerInterceptorsDirectory"), "./interceptors", conf);
+            // The same NAR is the consumer listing's additional servlet.
+            assertEquals(p.getProperty("additionalServlets"), "broadcast-consumers", conf);
+            assertEquals(p.getProperty("additionalServletDirectory"), "./interceptors", conf);
             assertEquals(p.getProperty("broadcastEnabled"), "true", conf);
             assertEquals(p.getProperty("broadcastExecutorThreads"), "", conf);
             // What the broker hands the plugin: accepted, with the documented defaults.
@@ -165,6 +168,7 @@ public class InstallPluginScriptTest {
         Properties p = properties("conf/broker.conf");
         assertEquals(p.getProperty("brokerInterceptors"), "audit,broadcast-subscription");
         assertEquals(p.getProperty("brokerInterceptorsDirectory"), customDir.toString());
+        assertEquals(p.getProperty("additionalServletDirectory"), customDir.toString(), "the servlet is that NAR");
         assertEquals(p.getProperty("broadcastExecutorThreads"), "8");
         assertEquals(BroadcastConfig.from(p).executorThreads(), 8);
         assertTrue(Files.isRegularFile(customDir.resolve("broadcast-subscription.nar")));
@@ -173,6 +177,39 @@ public class InstallPluginScriptTest {
         assertEquals(script("--uninstall", home.toString()).exitCode, 0);
         assertEquals(read("conf/broker.conf"), conf);
         assertFalse(Files.exists(customDir.resolve("broadcast-subscription.nar")));
+    }
+
+    /** An operator's own additional servlets and directory are kept; the NAR goes to that directory too. */
+    public void addsTheListingToTheOperatorsAdditionalServlets() throws Exception {
+        Path servlets = home.resolve("servlets");
+        String conf = BROKER_CONF
+                + "additionalServletDirectory=" + servlets + "\n"
+                + "additionalServlets=audit-servlet\n";
+        Files.writeString(home.resolve("conf/broker.conf"), conf);
+
+        Build.Result r = script(home.toString());
+        assertEquals(r.exitCode, 0, r.toString());
+        Properties p = properties("conf/broker.conf");
+        assertEquals(p.getProperty("additionalServlets"), "audit-servlet,broadcast-consumers");
+        assertEquals(p.getProperty("additionalServletDirectory"), servlets.toString());
+        assertTrue(Files.isRegularFile(servlets.resolve("broadcast-subscription.nar")));
+        assertTrue(Files.isRegularFile(home.resolve("interceptors/broadcast-subscription.nar")));
+
+        assertEquals(script("--uninstall", home.toString()).exitCode, 0);
+        assertEquals(read("conf/broker.conf"), conf);
+        assertFalse(Files.exists(servlets.resolve("broadcast-subscription.nar")));
+    }
+
+    /** Pulsar 2.10 refuses to start with an empty additionalServlets: an uninstall that empties it drops the line. */
+    public void uninstallNeverLeavesAnEmptyServletList() throws Exception {
+        String conf = BROKER_CONF + "additionalServlets=broadcast-consumers\n";
+        Files.writeString(home.resolve("conf/broker.conf"), conf);
+        assertEquals(script(home.toString()).exitCode, 0);
+        assertEquals(properties("conf/broker.conf").getProperty("additionalServlets"), "broadcast-consumers");
+        Build.Result r = script("--uninstall", home.toString());
+        assertEquals(r.exitCode, 0, r.toString());
+        assertEquals(properties("conf/broker.conf").getProperty("additionalServlets"), null,
+                read("conf/broker.conf"));
     }
 
     public void aReinstallKeepsValuesSetInsideTheBlock() throws Exception {

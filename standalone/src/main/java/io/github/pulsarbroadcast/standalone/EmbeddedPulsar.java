@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * A real Pulsar 2.10.5 cluster in one JVM: ZooKeeper, bookies ({@link LocalBookkeeperEnsemble}) and one or more
  * stock {@link PulsarService} brokers. With {@link Builder#interceptorsDirectory} set, every broker loads the
  * pulsar-broadcast NAR from that directory by configuration alone ({@code brokerInterceptorsDirectory} and
- * {@code brokerInterceptors}), exactly as an operator's broker.conf would.
+ * {@code brokerInterceptors}, and the same NAR as the consumer listing's additional servlet:
+ * {@code additionalServletDirectory} and {@code additionalServlets}), exactly as an operator's broker.conf would.
  *
  * <p>Threading: not thread-safe; one thread starts, restarts and closes it (a test class's set-up and tear-down, or
  * the standalone's main and shutdown-hook threads, which never run at once). {@link #close} tolerates a
@@ -35,6 +36,8 @@ public final class EmbeddedPulsar implements AutoCloseable {
 
     /** The name in the NAR's broker_interceptor.yml. */
     public static final String INTERCEPTOR_NAME = "broadcast-subscription";
+    /** The name in the same NAR's additional_servlet.yml: the consumer listing on the web port. */
+    public static final String LISTING_SERVLET_NAME = "broadcast-consumers";
 
     private static final Logger log = LoggerFactory.getLogger(EmbeddedPulsar.class);
 
@@ -106,6 +109,10 @@ public final class EmbeddedPulsar implements AutoCloseable {
         if (spec.interceptorsDirectory != null) {
             p.setProperty("brokerInterceptorsDirectory", spec.interceptorsDirectory.toAbsolutePath().toString());
             p.setProperty("brokerInterceptors", INTERCEPTOR_NAME);
+            // The same NAR is also the consumer listing's additional servlet (both keys are needed: 2.10 reads
+            // them from the raw properties and loads nothing when either is missing).
+            p.setProperty("additionalServletDirectory", spec.interceptorsDirectory.toAbsolutePath().toString());
+            p.setProperty("additionalServlets", LISTING_SERVLET_NAME);
         }
         if (spec.configFile != null) {
             try (InputStream in = Files.newInputStream(spec.configFile)) {

@@ -1,16 +1,18 @@
 package io.github.pulsarbroadcast.standalone;
 
+import io.github.pulsarbroadcast.standalone.consumers.ConsumersCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * {@code pulsar-broadcast}: the command line. Sub-commands: {@code standalone}.
+ * {@code pulsar-broadcast}: the command line. Sub-commands: {@code standalone}, {@code consumers}.
  *
  * <p>Threading: runs on the main thread.
  */
 @Command(name = "pulsar-broadcast", mixinStandardHelpOptions = true, version = "pulsar-broadcast 2.10.5.0",
-        subcommands = {StandaloneCommand.class, CommandLine.HelpCommand.class},
-        description = "Broadcast subscriptions for Apache Pulsar 2.10: run an embedded broker with the plugin.")
+        subcommands = {StandaloneCommand.class, ConsumersCommand.class, CommandLine.HelpCommand.class},
+        description = "Broadcast subscriptions for Apache Pulsar 2.10: run an embedded broker with the plugin, list a"
+                + " broadcast subscription's consumers.")
 public final class Main implements Runnable {
 
     /** Held so that the level set below is not lost when the logger is garbage-collected. */

@@ -75,6 +75,10 @@ public final class StandaloneCommand implements Callable<Integer> {
         System.out.println("  service URL: " + cluster.serviceUrl());
         System.out.println("  admin URL:   " + cluster.webServiceUrl());
         System.out.println("  namespace:   public/default");
+        if (nars != null) {
+            System.out.println("  consumer listing: bin/pulsar-broadcast consumers --topic T --subscription S"
+                    + " --web-url " + cluster.webServiceUrl());
+        }
         System.out.println("Press Ctrl-C to stop.");
         stopped.await();
         return 0;

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
@@ -28,12 +29,18 @@ import org.apache.pulsar.common.naming.TopicName;
  * <p>The subscription's cursor carries the subscription property {@value BroadcastMode#KEY}={@value
  * BroadcastMode#BROADCAST}; a broker without the plugin therefore loads it as a plain subscription, intact.
  *
+ * <p>As a {@link Function} of JDK types it answers the consumer listing ({@link ConsumerListingSource}): query
+ * parameters in, the response as maps and lists out. That is the whole contract with the listing servlet, which is
+ * loaded by a class loader of its own and so cannot name this class.
+ *
  * <p>Threading: as {@link PersistentSubscription} (its methods are called from stock Pulsar threads; consumer changes
- * are serialised on this object's monitor, as stock does).
+ * are serialised on this object's monitor, as stock does). {@link #apply} runs on the asking web thread.
  */
-public final class BroadcastSubscription extends PersistentSubscription {
+public final class BroadcastSubscription extends PersistentSubscription
+        implements Function<Map<String, String>, Map<String, Object>> {
 
     private final BroadcastDispatcher broadcastDispatcher;
+    private final ConsumerListingSource listing = new ConsumerListingSource(this);
 
     BroadcastSubscription(PersistentTopic topic, String name, ManagedCursor cursor, Map<String, String> properties,
                           BroadcastService service, SubscriptionStart start) {
@@ -147,5 +154,16 @@ public final class BroadcastSubscription extends PersistentSubscription {
     @Override
     public List<Consumer> getConsumers() {
         return broadcastDispatcher.getConsumers();
+    }
+
+    /**
+     * The consumer listing: one page of this subscription's consumers for the query {@code parameters} (see
+     * {@code ListingQuery}); any thread.
+     *
+     * @throws IllegalArgumentException when a parameter is bad (the message names it and what is allowed)
+     */
+    @Override
+    public Map<String, Object> apply(Map<String, String> parameters) {
+        return listing.apply(parameters);
     }
 }

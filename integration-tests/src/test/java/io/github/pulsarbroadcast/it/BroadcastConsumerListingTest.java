@@ -1,0 +1,283 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNotNull;
+import static org.testng.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.MessageListener;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionType;
+import org.testng.annotations.AfterClass;
+import org.testng.annotations.BeforeClass;
+import org.testng.annotations.Test;
+
+/**
+ * The consumer listing served by the plugin's NAR as a stock additional servlet of a real broker: 10,000 broadcast
+ * consumers on one subscription (sharing four client connections), of which a few lag: three that never take a
+ * message from their one-message queue (IDLE, 5 behind) and two that acknowledge only the first two messages
+ * (3 behind). Paging, sorting, the state filter, every error answer, and the redirect from a broker that does not own
+ * the topic.
+ *
+ * <p>Threading: TestNG's test thread; the consumers' listeners acknowledge on the clients' listener threads.
+ */
+public class BroadcastConsumerListingTest extends BroadcastTestBase {
+
+    private static final int CONSUMERS = 10_000;
+    private static final int CLIENTS = 4;
+    private static final int MESSAGES = 5;
+    private static final List<String> STUCK = List.of("stuck-0", "stuck-1", "stuck-2");
+    private static final List<String> HALFWAY = List.of("halfway-0", "halfway-1");
+
+    private final List<PulsarClient> clients = new ArrayList<>();
+    private final List<Consumer<String>> consumers = new ArrayList<>();
+    private String topic;
+
+    @BeforeClass(alwaysRun = true, dependsOnMethods = "startCluster")
+    public void startFleet() throws Exception {
+        topic = newTopic("listing");
+        for (int i = 0; i < CLIENTS; i++) {
+            clients.add(newClient());
+        }
+        List<CompletableFuture<Consumer<String>>> subscribing = new ArrayList<>();
+        int fast = CONSUMERS - STUCK.size() - HALFWAY.size();
+        MessageListener<String> ackAll = (c, m) -> c.acknowledgeAsync(m);
+        for (int i = 0; i < fast; i++) {
+            subscribing.add(builder(i, String.format("v%05d", i)).receiverQueueSize(10).messageListener(ackAll)
+                    .subscribeAsync());
+        }
+        for (int i = 0; i < STUCK.size(); i++) {
+            subscribing.add(builder(i, STUCK.get(i)).receiverQueueSize(1).subscribeAsync());
+        }
+        MessageListener<String> ackFirstTwo = (c, m) -> {
+            if (m.getValue().equals("m-1")) {
+                c.acknowledgeCumulativeAsync(m);
+            }
+        };
+        for (int i = 0; i < HALFWAY.size(); i++) {
+            subscribing.add(builder(i, HALFWAY.get(i)).receiverQueueSize(10).messageListener(ackFirstTwo)
+                    .subscribeAsync());
+        }
+        for (CompletableFuture<Consumer<String>> f : subscribing) {
+            consumers.add(f.get(120, TimeUnit.SECONDS));
+        }
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", MESSAGES);
+        }
+        // Every fast consumer has acknowledged everything; the laggards hold still.
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            JsonNode page = ok("sort=lag&limit=6").body;
+            return page.get("total").asInt() == CONSUMERS && page.get("consumers").get(5).get("lag").asLong() == 0
+                    && page.get("consumers").get(4).get("lag").asLong() == 3;
+        });
+    }
+
+    private org.apache.pulsar.client.api.ConsumerBuilder<String> builder(int i, String name) {
+        return Broadcast.configure(clients.get(i % CLIENTS).newConsumer(Schema.STRING)).topic(topic)
+                .subscriptionName("fleet").consumerName(name);
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void sortedByLagTheLaggardsComeFirst() throws Exception {
+        JsonNode page = ok("sort=lag&limit=10").body;
+        assertEquals(page.get("topic").asText(), topic);
+        assertEquals(page.get("subscription").asText(), "fleet");
+        assertEquals(page.get("sort").asText(), "lag");
+        assertEquals(page.get("order").asText(), "desc");
+        List<String> names = names(page);
+        assertEquals(names.subList(0, 5), List.of("stuck-0", "stuck-1", "stuck-2", "halfway-0", "halfway-1"));
+        JsonNode stuck = page.get("consumers").get(0);
+        assertEquals(stuck.get("lag").asLong(), MESSAGES);
+        assertEquals(stuck.get("state").asText(), "IDLE");
+        assertEquals(stuck.get("permits").asInt(), 0);
+        assertEquals(stuck.get("lastAckedTimestamp").asLong(), 0, "never acknowledged");
+        assertTrue(stuck.get("address").asText().contains("127.0.0.1"), stuck.toString());
+        assertTrue(stuck.get("connectedSince").asText().length() > 0, stuck.toString());
+        assertNotNull(stuck.get("clientVersion").asText());
+        JsonNode halfway = page.get("consumers").get(3);
+        assertEquals(halfway.get("lag").asLong(), 3);
+        assertTrue(halfway.get("lastAckedTimestamp").asLong() > 0);
+        JsonNode fast = page.get("consumers").get(5);
+        assertEquals(fast.get("lag").asLong(), 0);
+        assertEquals(fast.get("acknowledged").asText(), fast.get("sent").asText(), fast.toString());
+        assertEquals(fast.get("state").asText(), "WAITING");
+        // Ascending: the laggards are last.
+        JsonNode last = ok("sort=lag&order=asc&offset=" + (CONSUMERS - 3) + "&limit=3").body;
+        assertEquals(names(last), STUCK);
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void pagesThroughTenThousandConsumers() throws Exception {
+        Set<String> seen = new HashSet<>();
+        List<String> inOrder = new ArrayList<>();
+        for (int offset = 0; offset < CONSUMERS; offset += 1000) {
+            JsonNode page = ok("sort=name&limit=1000&offset=" + offset).body;
+            assertEquals(page.get("total").asInt(), CONSUMERS);
+            assertEquals(page.get("consumers").size(), 1000);
+            inOrder.addAll(names(page));
+        }
+        seen.addAll(inOrder);
+        assertEquals(seen.size(), CONSUMERS, "every consumer exactly once");
+        List<String> sorted = new ArrayList<>(inOrder);
+        sorted.sort(String::compareTo);
+        assertEquals(inOrder, sorted);
+        assertEquals(ok("sort=name&offset=" + CONSUMERS).body.get("consumers").size(), 0);
+        assertEquals(ok("").body.get("consumers").size(), 20, "default limit");
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void filtersByState() throws Exception {
+        JsonNode idle = ok("state=IDLE&sort=name").body;
+        assertEquals(idle.get("total").asInt(), STUCK.size());
+        assertEquals(idle.get("connected").asInt(), CONSUMERS);
+        assertEquals(names(idle), STUCK);
+        JsonNode waiting = ok("state=waiting&limit=1").body;
+        assertEquals(waiting.get("total").asInt(), CONSUMERS - STUCK.size());
+        assertEquals(ok("state=CATCHING_UP,PENDING").body.get("total").asInt(), 0);
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void badParametersGetA400NamingThem() throws Exception {
+        assertError(get("limit=0"), 400, "'limit'", "from 1 to 1000");
+        assertError(get("limit=1001"), 400, "'limit'");
+        assertError(get("sort=age"), 400, "'sort'", "lag, name, lastAcked");
+        assertError(get("order=up"), 400, "'order'", "asc, desc");
+        assertError(get("state=ASLEEP"), 400, "'state'", "CATCHING_UP");
+        assertError(get("offset=-5"), 400, "'offset'");
+        assertError(get("sortBy=lag"), 400, "Unknown parameter 'sortBy'");
+        assertError(get("limit=1&limit=2"), 400, "'limit' given 2 times");
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void unknownAndNonBroadcastSubscriptions() throws Exception {
+        String web = cluster.webServiceUrl();
+        assertError(ListingHttp.get(ListingHttp.url(web, topic, "nobody", ""), null), 404, "'nobody' not found");
+        // A new name may fall in a bundle that another broker of this class takes: follow the redirect.
+        ListingHttp.Answer missing = ListingHttp.get(ListingHttp.url(web, newTopic("missing"), "fleet", ""), null);
+        if (missing.status == 307) {
+            missing = ListingHttp.get(missing.location, null);
+        }
+        assertError(missing, 404, "not found");
+        try (Consumer<String> stock = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
+                .subscriptionType(SubscriptionType.Failover).subscribe()) {
+            assertError(ListingHttp.get(ListingHttp.url(web, topic, "stock", ""), null), 409,
+                    "not a broadcast subscription");
+        }
+        assertError(ListingHttp.get(web + "/broadcast/v1/nothing", null), 404, "/v1/persistent/{tenant}");
+
+        String partitioned = newTopic("partitioned");
+        cluster.admin().topics().createPartitionedTopic(partitioned, 2);
+        ListingHttp.Answer whole = ListingHttp.get(ListingHttp.url(web, partitioned, "fleet", ""), null);
+        if (whole.status == 307) {
+            whole = ListingHttp.get(whole.location, null);
+        }
+        assertError(whole, 400, "partitioned topic with 2 partitions", partitioned + "-partition-0");
+    }
+
+    /** A broker that does not own the topic redirects (307) to the owner, as the stock admin API does. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void anotherBrokerRedirectsToTheOwner() throws Exception {
+        String owner = cluster.brokers().get(ownerIndex(topic)).getWebServiceAddress();
+        String other = cluster.brokers().size() > 1 ? null : cluster.addBroker().getWebServiceAddress();
+        if (other == null) {
+            other = cluster.brokers().get(1 - ownerIndex(topic)).getWebServiceAddress();
+        }
+        ListingHttp.Answer redirect = ListingHttp.get(ListingHttp.url(other, topic, "fleet", "sort=lag&limit=3"),
+                null);
+        assertEquals(redirect.status, 307, redirect.toString());
+        assertTrue(redirect.location.startsWith(owner + "/broadcast/v1/persistent/"), redirect.location);
+        assertTrue(redirect.location.contains("sort=lag&limit=3&authoritative="), redirect.location);
+        ListingHttp.Answer followed = ListingHttp.get(redirect.location, null);
+        assertEquals(followed.status, 200, followed.toString());
+        assertEquals(names(followed.body), STUCK);
+    }
+
+    /** {@code pulsar-broadcast consumers}: the table, the JSON, and a refusal with the broker's reason. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void commandLinePrintsTheLaggardsFirst() throws Exception {
+        String[] common = {"--topic", topic, "--subscription", "fleet", "--web-url", cluster.webServiceUrl()};
+        Cli table = cli(common, "--sort", "lag", "--limit", "5");
+        assertEquals(table.exit, 0, table.err);
+        String[] lines = table.out.split("\n");
+        assertTrue(lines[0].contains("'fleet': " + CONSUMERS + " consumers"), table.out);
+        assertTrue(lines[1].contains("sorted by lag desc; showing 1-5"), table.out);
+        assertTrue(lines[2].startsWith("NAME"), table.out);
+        assertTrue(lines[3].startsWith("stuck-0 ") && lines[3].contains("IDLE") && lines[3].contains("never"),
+                table.out);
+        assertTrue(lines[6].startsWith("halfway-0 "), table.out);
+        assertEquals(lines.length, 8, table.out);
+
+        Cli json = cli(common, "--state", "IDLE", "--json");
+        assertEquals(json.exit, 0, json.err);
+        assertEquals(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out).get("total").asInt(), 3);
+
+        Cli refused = cli(common, "--limit", "5000");
+        assertEquals(refused.exit, 1);
+        assertTrue(refused.err.contains("HTTP 400") && refused.err.contains("'limit'"), refused.err);
+    }
+
+    private static final class Cli {
+        int exit;
+        String out;
+        String err;
+    }
+
+    private static Cli cli(String[] common, String... more) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        List<String> args = new ArrayList<>(List.of(common));
+        args.addAll(List.of(more));
+        Cli cli = new Cli();
+        cli.exit = new picocli.CommandLine(new io.github.pulsarbroadcast.standalone.consumers.ConsumersCommand(
+                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)))
+                .execute(args.toArray(new String[0]));
+        cli.out = out.toString();
+        cli.err = err.toString();
+        return cli;
+    }
+
+    private ListingHttp.Answer get(String query) throws Exception {
+        return ListingHttp.get(ListingHttp.url(cluster.webServiceUrl(), topic, "fleet", query), null);
+    }
+
+    private ListingHttp.Answer ok(String query) throws Exception {
+        ListingHttp.Answer a = get(query);
+        assertEquals(a.status, 200, a.toString());
+        return a;
+    }
+
+    private static void assertError(ListingHttp.Answer a, int status, String... parts) {
+        assertEquals(a.status, status, a.toString());
+        String reason = a.body.get("reason").asText();
+        for (String part : parts) {
+            assertTrue(reason.contains(part), reason);
+        }
+    }
+
+    private static List<String> names(JsonNode page) {
+        List<String> names = new ArrayList<>();
+        page.get("consumers").forEach(c -> names.add(c.get("name").asText()));
+        return names;
+    }
+
+    @AfterClass(alwaysRun = true)
+    public void closeFleet() throws Exception {
+        for (PulsarClient c : clients) {
+            c.close();
+        }
+        clients.clear();
+        consumers.clear();
+    }
+}

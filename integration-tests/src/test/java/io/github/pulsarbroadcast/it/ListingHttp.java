@@ -1,0 +1,65 @@
+package io.github.pulsarbroadcast.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Calls the consumer listing over HTTP as any client would (redirects not followed, so tests see them).
+ *
+ * <p>Threading: immutable; any thread.
+ */
+final class ListingHttp {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+
+    /** An answer: status, Location header (or null), body as JSON. */
+    static final class Answer {
+        final int status;
+        final String location;
+        final JsonNode body;
+
+        Answer(int status, String location, JsonNode body) {
+            this.status = status;
+            this.location = location;
+            this.body = body;
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + body;
+        }
+    }
+
+    private ListingHttp() {
+    }
+
+    /** The listing's URL on {@code webUrl} for {@code topic} (persistent://t/n/x) and {@code subscription}. */
+    static String url(String webUrl, String topic, String subscription, String query) {
+        String path = topic.replace("persistent://", "");
+        return webUrl + "/broadcast/v1/persistent/" + path + "/subscription/"
+                + URLEncoder.encode(subscription, StandardCharsets.UTF_8) + "/consumers"
+                + (query == null || query.isEmpty() ? "" : "?" + query);
+    }
+
+    static Answer get(String url, String token) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        String body = response.body();
+        // The broker's authentication filter answers 401 with an HTML page, not JSON.
+        JsonNode json = body == null || !body.startsWith("{") ? null : JSON.readTree(body);
+        return new Answer(response.statusCode(), response.headers().firstValue("Location").orElse(null), json);
+    }
+}
