@@ -37,9 +37,9 @@ public final class DashboardImage {
     private static final int CELL_W = 640;
     private static final int CELL_H = 330;
     private static final int HEADER_H = 70;
-    private static final Map<String, String> SHORT = Map.of("receive_to_persisted", "receive→persisted",
-            "persisted_to_dispatch", "persisted→dispatch", "dispatch_to_first_write", "dispatch→first write",
-            "dispatch_to_last_write", "dispatch→last write");
+    private static final Map<String, String> SHORT = Map.of("receive_to_persisted", "received→persisted",
+            "persisted_to_dispatch", "→dispatch", "dispatch_to_first_write", "→first write",
+            "dispatch_to_last_write", "→last write");
 
     private DashboardImage() {
     }
