@@ -43,7 +43,8 @@ final class StageTable {
             StageBreakdown.Stage first = find(b, StageBreakdown.STAGES.get(0));
             t.append(" | ").append(cell(b.fanOutPass)).append(" | ")
                     .append(first == null ? NONE : MarkdownReport.fmt(first.count)).append(" | ")
-                    .append(String.format(Locale.ROOT, "%d (%.0f / %.0f)", b.scrapes, b.scrapeMsMean, b.scrapeMsMax))
+                    .append(String.format(Locale.ROOT, "%d (%.0f / %.0f)", b.scrapes, b.scrapeMsMean,
+                            b.scrapeMsMax))
                     .append(" | ").append(b.dashboardFile == null ? NONE
                     : "[" + b.dashboardFile + "](" + b.dashboardFile + ")").append(" |\n");
             if (!b.present) {

@@ -59,9 +59,11 @@ public final class DashboardPanels {
                 .add("delivered", scale(one(q.rate(P + "bytes_delivered_total", SeriesQuery.ALL, w)), 1e-6)));
         panels.add(new Panel("Acknowledgements", "1/s")
                 .add("acks", rate(q, "acks_total", w)).add("rejected", rate(q, "rejected_acks_total", w))
-                .add("dropped", rate(q, "dropped_acks_total", w)).add("redeliveries", rate(q, "redeliveries_total", w)));
+                .add("dropped", rate(q, "dropped_acks_total", w))
+                .add("redeliveries", rate(q, "redeliveries_total", w)));
         panels.add(new Panel("Entries read: tail vs catch-up", "entries/s")
-                .add("tail", rate(q, "tail_entries_read_total", w)).add("catch-up", rate(q, "catchup_entries_read_total", w))
+                .add("tail", rate(q, "tail_entries_read_total", w))
+                .add("catch-up", rate(q, "catchup_entries_read_total", w))
                 .add("read failures", rate(q, "read_failures_total", w)));
         panels.add(new Panel("Read window", "entries / KiB")
                 .add("entries", one(q.sum(P + "window_entries", SeriesQuery.ALL)))
@@ -71,6 +73,13 @@ public final class DashboardPanels {
         panels.add(new Panel("Fan-out pass duration", "ms")
                 .add("P50", one(q.quantile(0.5, P + "fanout_pass_ms", SeriesQuery.ALL, w)))
                 .add("P99", one(q.quantile(0.99, P + "fanout_pass_ms", SeriesQuery.ALL, w))));
+        panels.addAll(brokerPanels(q, w));
+        return panels;
+    }
+
+    /** The stage, executor and stock panels. */
+    private static List<Panel> brokerPanels(SeriesQuery q, double w) {
+        List<Panel> panels = new ArrayList<>();
         panels.add(new Panel("Broker stages P50", "ms")
                 .addAll("", q.quantile(0.5, StageBreakdown.STAGE_METRIC, SeriesQuery.ALL, w, "stage")));
         panels.add(new Panel("Broker stages P99", "ms")
@@ -83,7 +92,8 @@ public final class DashboardPanels {
                 .addAll("", q.rate(P + "executor_slow_tasks_total", SeriesQuery.ALL, w, "thread")));
         panels.add(new Panel("Moved forward, expired, resumed", "consumers/s")
                 .add("moved forward", rate(q, "consumers_moved_forward_total", w))
-                .add("retained expired", rate(q, "retained_expired_total", w)).add("resumed", rate(q, "resumed_total", w)));
+                .add("retained expired", rate(q, "retained_expired_total", w))
+                .add("resumed", rate(q, "resumed_total", w)));
         panels.add(new Panel("Backlog (stock)", "messages")
                 .add("topic", one(q.sum("pulsar_msg_backlog", SeriesQuery.ALL)))
                 .addAll("sub ", q.sum("pulsar_subscription_back_log", SeriesQuery.ALL, "subscription")));

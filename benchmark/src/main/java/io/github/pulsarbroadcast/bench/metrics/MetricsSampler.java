@@ -38,7 +38,8 @@ public final class MetricsSampler implements AutoCloseable {
             "jvm_memory_direct_bytes_used");
     private static final Set<String> DROPPED_LABELS = Set.of("cluster", "namespace", "topic");
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
+            .followRedirects(HttpClient.Redirect.NORMAL).build();
     private final String url;
     private final String topic;
     private final long startNanos = System.nanoTime();
