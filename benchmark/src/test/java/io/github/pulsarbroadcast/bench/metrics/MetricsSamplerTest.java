@@ -98,6 +98,19 @@ public class MetricsSamplerTest {
                 "rendered again next to metrics/");
     }
 
+    @Test(timeOut = 10_000)
+    public void dashboardCommandWritesNextToTheResultsFolderOrWhereAsked() {
+        DashboardCommand c = new DashboardCommand();
+        Path series = Path.of("/r/metrics/broadcast-N20.json");
+        assertEquals(c.target(series), Path.of("/r/dashboard-broadcast-N20.png"));
+        assertEquals(c.target(Path.of("/x/s.json")), Path.of("/x/dashboard-s.png"));
+        c.out = Path.of("/o");
+        assertEquals(c.target(series), Path.of("/o/dashboard-broadcast-N20.png"));
+        c.out = Path.of("/o/d.png");
+        assertEquals(c.target(series), Path.of("/o/d.png"));
+        assertEquals(new picocli.CommandLine(new DashboardCommand()).execute(dir.toString()), 2, "no series files");
+    }
+
     @Test(timeOut = 30_000)
     public void anUnreachableBrokerGivesFailedScrapesNotAnException() throws Exception {
         MetricsSampler sampler = MetricsSampler.start("http://127.0.0.1:1/metrics/", SampleMetrics.TOPIC, "x", 0.1);
