@@ -24,6 +24,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "pulsar-broadcast bench", mixinStandardHelpOptions = true, version = "pulsar-broadcast bench 2.10.5.0",
         sortOptions = false, usageHelpWidth = 110,
+        subcommands = io.github.pulsarbroadcast.bench.metrics.DashboardCommand.class,
         description = {"One producer, one topic, N consumers: connect times, end-to-end latency, delivery, and the"
                 + " broker's CPU and memory, for each mode in turn on a fresh topic. The broker runs in a JVM of its"
                 + " own (or use --service-url). Writes results.json, results.md, per-consumer CSV and PNG charts to"
@@ -231,6 +232,15 @@ public final class BenchCommand implements Callable<Integer> {
             + " out of the figures; 0 = off (default 1000; the quick preset: 0).")
     Integer primeConsumers;
 
+    @Option(names = "--metrics-interval", paramLabel = "SECONDS", description = "Broadcast runs: scrape the broker's"
+            + " /metrics this often for the broker-stage table and the dashboard PNG (metrics/, dashboard-*.png);"
+            + " 0 = off (default 5).")
+    Double metricsInterval;
+
+    @Option(names = "--metrics-url", paramLabel = "URL", description = "The /metrics URL to scrape (default: the"
+            + " admin URL's /metrics/; with --service-url, the broker that owns the topics).")
+    String metricsUrl;
+
     @Option(names = "--progress", negatable = true, description = "Progress bars on standard error (default: on when"
             + " there is a terminal).")
     Boolean progress;
@@ -312,6 +322,8 @@ public final class BenchCommand implements Callable<Integer> {
         set(namespace, v -> s.namespace = v);
         set(primeConsumers, v -> s.primeConsumers = v);
         set(progress, v -> s.progress = v);
+        set(metricsInterval, v -> s.metricsIntervalSeconds = v);
+        set(metricsUrl, v -> s.metricsUrl = v);
         s.out = out != null ? out : Path.of("bench-results", s.preset + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         String error = s.validate();

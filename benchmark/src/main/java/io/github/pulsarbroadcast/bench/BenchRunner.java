@@ -90,6 +90,7 @@ final class BenchRunner {
         ModeRun run = new ModeRun(s, mode, n, broker, admin, fresh, runId + "-" + runs);
         ModeResult r = run.run();
         report.writeConsumers(r, run.trackers());
+        report.writeMetrics(r, run.metrics());
         if (mode == Mode.FLOOR) {
             stopBroker(); // the floor server served this run only
         }

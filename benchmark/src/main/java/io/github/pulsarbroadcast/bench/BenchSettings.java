@@ -116,6 +116,13 @@ public final class BenchSettings implements Cloneable {
      * the same broker, so that neither JVM's warm-up lands in the figures; 0 turns it off.
      */
     public int primeConsumers = 1_000;
+    /**
+     * Broadcast runs: scrape the broker's {@code /metrics} this often (seconds) for the stage table and the dashboard
+     * PNG; 0 turns it off. Each scrape costs the broker CPU, which is in its figures.
+     */
+    public double metricsIntervalSeconds = 5;
+    /** The metrics URL to scrape; null: the admin URL's {@code /metrics/}. */
+    public String metricsUrl;
 
     /** Progress bars: null means "when there is a terminal". */
     @JsonIgnore
@@ -136,6 +143,7 @@ public final class BenchSettings implements Cloneable {
             p.lateGraceSeconds = 0;
             p.repeat = 1;
             p.capacityRates = null;
+            p.metricsIntervalSeconds = 0;
             p.drainTimeoutSeconds = Math.min(drainTimeoutSeconds, 30);
             p.drainIdleSeconds = Math.min(drainIdleSeconds, 5);
             p.progress = false;
@@ -247,6 +255,9 @@ public final class BenchSettings implements Cloneable {
         if (new java.util.HashSet<>(modes).size() < modes.size()
                 || new java.util.HashSet<>(consumers).size() < consumers.size()) {
             return "--modes and --consumers take each value once";
+        }
+        if (metricsIntervalSeconds < 0) {
+            return "--metrics-interval must not be negative";
         }
         if (messageSize < 1 || rate <= 0 || durationSeconds < 1 || warmupSeconds < 0) {
             return "--message-size, --rate and --duration must be positive, --warmup not negative";

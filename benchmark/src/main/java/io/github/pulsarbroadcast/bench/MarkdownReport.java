@@ -51,6 +51,10 @@ final class MarkdownReport {
                 + " Broker CPU per subscribe: the connect phase's. broker CPU (s) and clients CPU (s) span the first"
                 + " subscribe to the end of the drain.\n");
         md.append("\n## CPU and baselines\n\n").append(SummaryTables.cpuTable(results));
+        String stages = StageTable.markdown(results);
+        if (!stages.isEmpty()) {
+            md.append("\n## Where the time goes (broker stages, from the broker's metrics)\n\n").append(stages);
+        }
         String spread = SummaryTables.repeatTable(results);
         if (!spread.isEmpty()) {
             md.append("\n## Repeated runs (--repeat): median and range\n\n").append(spread);

@@ -51,6 +51,11 @@ public final class ModeResult {
     /** The measured window: from the first measured send to the last delivery. */
     public Window window;
     public Backlog backlog;
+    /**
+     * Broadcast runs: where the time went inside the broker over the measured window, from the broker's own stage
+     * histograms ({@code --metrics-interval}); says when the broker exported none.
+     */
+    public io.github.pulsarbroadcast.bench.metrics.StageBreakdown brokerStages;
     /** A capacity run's steps, in order, and the highest one that passed (null when none did). */
     public List<CapacityStep> capacity;
     public CapacityStep sustained;

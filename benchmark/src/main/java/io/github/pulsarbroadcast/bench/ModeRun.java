@@ -46,6 +46,7 @@ final class ModeRun {
     private final ModeResult result;
     private ConsumerSide side;
     private RunMeter meter;
+    private RunMetrics metrics;
     private String phase = "starting";
     private long phaseStartNanos = System.nanoTime();
 
@@ -77,6 +78,11 @@ final class ModeRun {
         return trackers;
     }
 
+    /** The broker's metrics sampled during the run, or null (not a broadcast run, or sampling off). */
+    io.github.pulsarbroadcast.bench.metrics.MetricsSeries metrics() {
+        return metrics == null ? null : metrics.series();
+    }
+
     ModeResult run() {
         long started = System.nanoTime();
         meter = new RunMeter(broker.pid(), freshBroker, !s.fleet());
@@ -85,6 +91,7 @@ final class ModeRun {
         long[] window = new long[2];
         try {
             createTopic();
+            metrics = RunMetrics.start(s, mode, broker, topic, label);
             enter("idle baseline");
             meter.idleBaseline(s.baselineSeconds);
             enter("starting clients");
@@ -181,6 +188,9 @@ final class ModeRun {
         int seconds = s.warmupSeconds + s.durationSeconds;
         long giveUp = TimeUnit.SECONDS.toNanos(seconds + 60L);
         source.start();
+        if (metrics != null) {
+            metrics.publishingStarted(source);
+        }
         PausePlan pause = PausePlan.create(s, trackers, source.startNanos());
         if (pause != null) {
             side.window(LatencyRecorder.BEFORE);
@@ -284,6 +294,9 @@ final class ModeRun {
                         + " no backlog figures");
             }
             meter.finish(result, window[0], window[1], deliveries.latency().deliveries());
+            if (metrics != null) {
+                metrics.finish(result, window[0], window[1]);
+            }
             if (result.broker != null && broker instanceof ForkedBroker && broker.alive()) {
                 MemoryProbe.broker(result.broker, broker.pid(), broker.adminUrl());
             }
@@ -296,6 +309,9 @@ final class ModeRun {
             Thread.currentThread().interrupt();
         } finally {
             meter.close();
+            if (metrics != null) {
+                metrics.close();
+            }
             close(source, clients);
         }
     }

@@ -1,6 +1,8 @@
 package io.github.pulsarbroadcast.bench;
 
 import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
+import io.github.pulsarbroadcast.bench.metrics.DashboardImage;
+import io.github.pulsarbroadcast.bench.metrics.MetricsSeries;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -90,6 +92,30 @@ final class ReportWriter {
         }
         writeResults(results);
         return problems;
+    }
+
+    /**
+     * A broadcast run's broker metrics: the series as {@code metrics/<mode>-N<n>.json} and its dashboard as
+     * {@code dashboard-<mode>-N<n>.png} (a repeated run gets {@code -2}, {@code -3}, ...); the file names go into
+     * the run's stage breakdown. A PNG that cannot be drawn becomes a note.
+     */
+    void writeMetrics(ModeResult r, MetricsSeries series) throws IOException {
+        if (series == null || r.brokerStages == null) {
+            return;
+        }
+        Files.createDirectories(dir.resolve("metrics"));
+        String name = r.mode.cliName() + "-N" + r.consumers;
+        for (int k = 2; Files.exists(dir.resolve("metrics").resolve(name + ".json")); k++) {
+            name = r.mode.cliName() + "-N" + r.consumers + "-" + k;
+        }
+        series.write(dir.resolve("metrics").resolve(name + ".json"));
+        r.brokerStages.seriesFile = "metrics/" + name + ".json";
+        try {
+            DashboardImage.render(series, dir.resolve("dashboard-" + name + ".png"));
+            r.brokerStages.dashboardFile = "dashboard-" + name + ".png";
+        } catch (IOException | RuntimeException | Error e) {
+            r.notes.add("the dashboard PNG could not be drawn: " + Errors.brief(e));
+        }
     }
 
     /** {@code consumers/<mode>-N<n>.csv}: one line per consumer. */
