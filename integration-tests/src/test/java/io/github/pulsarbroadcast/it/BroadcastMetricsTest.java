@@ -59,7 +59,8 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
                 }
             }
         }
-        String sub = "subscription=\"fleet\"";
+        // Other tests of this class leave subscriptions on other topics: select this topic's series.
+        String sub = "topic=\"" + topic + "\",subscription=\"fleet\"";
         // The fourth consumer was sent its 20 too (its receiver queue holds them); it leaves without acking.
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertEquals(
                 scrape(sub).get("pulsar_broadcast_messages_delivered_total"), 80.0, get("/metrics/").lines()
