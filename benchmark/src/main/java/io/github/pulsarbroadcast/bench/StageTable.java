@@ -32,8 +32,9 @@ final class StageTable {
             if (t.length() == 0) {
                 t.append("| mode | consumers | E2E P50 / P99 (benchmark) | publish→broker P99 (benchmark)"
                         + " | receive→persisted | persisted→dispatch | dispatch→first write | dispatch→last write"
-                        + " | fan-out pass | messages in window | scrapes (mean / max ms) | dashboard |\n");
-                t.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                        + " | fan-out pass | messages in window | scrapes (mean / max ms)"
+                        + " | plugin's part of a scrape (ms, CPU ms) | dashboard |\n");
+                t.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
             }
             t.append("| ").append(r.mode).append(" | ").append(MarkdownReport.fmt(r.consumers)).append(" | ")
                     .append(endToEnd(r)).append(" | ").append(publishToBroker(r));
@@ -45,6 +46,8 @@ final class StageTable {
                     .append(first == null ? NONE : MarkdownReport.fmt(first.count)).append(" | ")
                     .append(String.format(Locale.ROOT, "%d (%.0f / %.0f)", b.scrapes, b.scrapeMsMean,
                             b.scrapeMsMax))
+                    .append(" | ").append(b.pluginScrapeMsMean == null ? NONE : String.format(Locale.ROOT,
+                            "%.1f / %.1f", b.pluginScrapeMsMean, b.pluginScrapeCpuMsMean))
                     .append(" | ").append(b.dashboardFile == null ? NONE
                     : "[" + b.dashboardFile + "](" + b.dashboardFile + ")").append(" |\n");
             if (!b.present) {

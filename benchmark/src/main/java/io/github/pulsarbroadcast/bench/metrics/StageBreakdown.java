@@ -48,6 +48,12 @@ public final class StageBreakdown {
     public double scrapeMsMean;
     public double scrapeMsMax;
     public long bodyBytesMax;
+    /**
+     * The plugin's own part of a scrape (its provider, not the stock metrics), mean wall-clock and CPU ms, from the
+     * broker's {@code pulsar_broadcast_metrics_scrape*_total} counters over the series; null when not exported.
+     */
+    public Double pluginScrapeMsMean;
+    public Double pluginScrapeCpuMsMean;
     /** Files in the results folder: the series (JSON) and the dashboard (PNG). */
     public String seriesFile;
     public String dashboardFile;
@@ -76,6 +82,7 @@ public final class StageBreakdown {
                 }
             }
         }
+        b.pluginScrapeCosts(q);
         b.fromSeconds = round(t[from]);
         b.toSeconds = round(t[to]);
         Map<String, TreeMap<Double, double[]>> stages = q.buckets(STAGE_METRIC, SeriesQuery.ALL,
@@ -108,6 +115,28 @@ public final class StageBreakdown {
         s.p50 = round(SeriesQuery.quantileAt(0.5, buckets, to, from));
         s.p99 = round(SeriesQuery.quantileAt(0.99, buckets, to, from));
         return s;
+    }
+
+    private void pluginScrapeCosts(SeriesQuery q) {
+        double[] n = q.sum("pulsar_broadcast_metrics_scrapes_total", SeriesQuery.ALL).get("");
+        double[] ms = q.sum("pulsar_broadcast_metrics_scrape_ms_total", SeriesQuery.ALL).get("");
+        double[] cpu = q.sum("pulsar_broadcast_metrics_scrape_cpu_ms_total", SeriesQuery.ALL).get("");
+        if (n == null || ms == null || cpu == null) {
+            return;
+        }
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i < n.length; i++) {
+            if (!Double.isNaN(n[i]) && !Double.isNaN(ms[i]) && !Double.isNaN(cpu[i])) {
+                first = first < 0 ? i : first;
+                last = i;
+            }
+        }
+        if (first < 0 || n[last] - n[first] < 1) {
+            return;
+        }
+        pluginScrapeMsMean = round((ms[last] - ms[first]) / (n[last] - n[first]));
+        pluginScrapeCpuMsMean = round((cpu[last] - cpu[first]) / (n[last] - n[first]));
     }
 
     private void scrapeCosts(MetricsSeries series) {

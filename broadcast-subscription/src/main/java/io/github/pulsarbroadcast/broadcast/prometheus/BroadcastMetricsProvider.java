@@ -4,6 +4,8 @@ import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -25,8 +27,12 @@ import org.slf4j.LoggerFactory;
  * one {@link io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionSnapshot} (a pass over its consumers and a sort
  * of their lags); nothing per consumer is written.
  *
- * <p>Threading: {@link #generate} runs on the broker's metrics thread, one scrape at a time; the provider holds only
- * final references.
+ * <p>It also reports its own cost: how many scrapes it answered and the wall-clock and CPU time it spent on them
+ * (the stock metrics on the same endpoint are not included), so an operator can see what 100,000 consumers cost a
+ * scrape.
+ *
+ * <p>Threading: {@link #generate} runs on the broker's metrics thread, one scrape at a time; the cost counters are
+ * single-writer (that thread) and volatile.
  */
 public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvider {
 
@@ -34,6 +40,11 @@ public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvi
 
     private final PulsarService pulsar;
     private final BroadcastService service;
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    /** Scrapes answered before this one and their total wall-clock and CPU nanoseconds; single writer. */
+    private volatile long scrapes;
+    private volatile long scrapeNanos;
+    private volatile long scrapeCpuNanos;
 
     public BroadcastMetricsProvider(PulsarService pulsar, BroadcastService service) {
         this.pulsar = pulsar;
@@ -42,6 +53,8 @@ public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvi
 
     @Override
     public void generate(SimpleTextOutputStream stream) {
+        long start = System.nanoTime();
+        long cpuStart = threadCpuNanos();
         try {
             String cluster = MetricsText.label("cluster", pulsar.getConfiguration().getClusterName());
             MetricsText text = new MetricsText(stream);
@@ -50,10 +63,32 @@ public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvi
             text.sample("pulsar_broadcast_subscriptions", cluster, samples.size());
             SubscriptionFamilies.write(text, samples);
             writeExecutor(text, cluster, service.executor());
+            writeOwnCost(text, cluster);
         } catch (RuntimeException e) {
             // A failure here must not break the broker's own metrics: log it and write nothing more.
             log.warn("Writing the pulsar-broadcast metrics failed: {}", e.toString(), e);
+        } finally {
+            scrapeNanos = scrapeNanos + (System.nanoTime() - start);
+            scrapeCpuNanos = scrapeCpuNanos + Math.max(0, threadCpuNanos() - cpuStart);
+            scrapes = scrapes + 1;
         }
+    }
+
+    private long threadCpuNanos() {
+        return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : 0;
+    }
+
+    /** The cost of the scrapes answered before this one (this one's is counted once it is written). */
+    private void writeOwnCost(MetricsText text, String cluster) {
+        text.family("pulsar_broadcast_metrics_scrapes_total", "counter",
+                "Scrapes of the plugin's metrics answered before this one");
+        text.sample("pulsar_broadcast_metrics_scrapes_total", cluster, scrapes);
+        text.family("pulsar_broadcast_metrics_scrape_ms_total", "counter",
+                "Wall-clock time those scrapes spent in the plugin's metrics (stock metrics not included)");
+        text.sample("pulsar_broadcast_metrics_scrape_ms_total", cluster, scrapeNanos / 1e6);
+        text.family("pulsar_broadcast_metrics_scrape_cpu_ms_total", "counter",
+                "CPU time those scrapes spent in the plugin's metrics");
+        text.sample("pulsar_broadcast_metrics_scrape_cpu_ms_total", cluster, scrapeCpuNanos / 1e6);
     }
 
     private List<SubscriptionFamilies.Sample> collect(String cluster) {
