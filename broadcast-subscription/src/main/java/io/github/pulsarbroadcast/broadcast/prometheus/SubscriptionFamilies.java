@@ -95,11 +95,11 @@ final class SubscriptionFamilies {
     private static final BroadcastConsumer.State[] STATES = {BroadcastConsumer.State.WAITING,
             BroadcastConsumer.State.PENDING, BroadcastConsumer.State.CATCHING_UP, BroadcastConsumer.State.IDLE};
 
-    private static final String[][] LAG_QUANTILES = {{"0.5", "0.5"}, {"0.99", "0.99"}, {"1", "1.0"}};
+    /** The {@code quantile} label values of the lag family. */
+    private static final String[] LAG_QUANTILES = {"0.5", "0.99", "1"};
 
-    private static final String[][] STAGES = {
-            {"receive_to_persisted"}, {"persisted_to_dispatch"}, {"dispatch_to_first_write"},
-            {"dispatch_to_last_write"}};
+    private static final String[] STAGES = {"receive_to_persisted", "persisted_to_dispatch",
+            "dispatch_to_first_write", "dispatch_to_last_write"};
 
     private SubscriptionFamilies() {
     }
@@ -131,9 +131,9 @@ final class SubscriptionFamilies {
                 "Entries between a consumer's acknowledged position and the last written entry, over connected and"
                         + " retained consumers: median, 99th percentile and maximum (quantile 1)");
         for (Sample s : samples) {
-            for (String[] q : LAG_QUANTILES) {
+            for (String q : LAG_QUANTILES) {
                 text.sample("pulsar_broadcast_consumer_lag_entries", s.labels + "," + MetricsText.label("quantile",
-                        q[0]), s.snapshot.lagQuantile(Double.parseDouble(q[1])));
+                        q), s.snapshot.lagQuantile(Double.parseDouble(q)));
             }
         }
     }
@@ -153,7 +153,7 @@ final class SubscriptionFamilies {
         for (Sample s : samples) {
             for (int i = 0; i < STAGES.length; i++) {
                 text.histogram("pulsar_broadcast_stage_latency_ms",
-                        s.labels + "," + MetricsText.label("stage", STAGES[i][0]), stages.get(i).apply(s));
+                        s.labels + "," + MetricsText.label("stage", STAGES[i]), stages.get(i).apply(s));
             }
         }
     }
