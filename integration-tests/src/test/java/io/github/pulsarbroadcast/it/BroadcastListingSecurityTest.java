@@ -5,22 +5,11 @@ import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
-import io.jsonwebtoken.SignatureAlgorithm;
 import java.time.Duration;
-import java.util.Base64;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import javax.crypto.SecretKey;
-import org.apache.pulsar.broker.ServiceConfiguration;
-import org.apache.pulsar.broker.authentication.AuthenticationProviderToken;
-import org.apache.pulsar.broker.authentication.utils.AuthTokenUtils;
-import org.apache.pulsar.client.api.AuthenticationFactory;
 import org.apache.pulsar.client.api.Consumer;
-import org.apache.pulsar.client.api.PulsarClient;
-import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
-import org.apache.pulsar.client.impl.auth.AuthenticationToken;
 import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.policies.data.AuthAction;
 import org.testng.annotations.Test;
@@ -32,29 +21,11 @@ import org.testng.annotations.Test;
  *
  * <p>Threading: TestNG's test thread only.
  */
-public class BroadcastListingSecurityTest extends BroadcastTestBase {
+public class BroadcastListingSecurityTest extends TokenAuthTestBase {
 
-    private static final String ADMIN = "admin";
 
-    private final SecretKey secret = AuthTokenUtils.createSecretKey(SignatureAlgorithm.HS256);
 
-    @Override
-    protected void configureBroker(ServiceConfiguration conf) {
-        conf.setAuthenticationEnabled(true);
-        conf.setAuthenticationProviders(Set.of(AuthenticationProviderToken.class.getName()));
-        conf.getProperties().setProperty("tokenSecretKey",
-                "data:;base64," + Base64.getEncoder().encodeToString(secret.getEncoded()));
-        conf.setAuthorizationEnabled(true);
-        conf.setSuperUserRoles(Set.of(ADMIN));
-        conf.setBrokerClientAuthenticationPlugin(AuthenticationToken.class.getName());
-        conf.setBrokerClientAuthenticationParameters("token:" + token(ADMIN));
-    }
 
-    @Override
-    protected PulsarClient newClient() throws PulsarClientException {
-        return PulsarClient.builder().serviceUrl(cluster.serviceUrl())
-                .authentication(AuthenticationFactory.token(token(ADMIN))).build();
-    }
 
     @Test(groups = "integration", timeOut = 120_000)
     public void onlyRolesThatMaySeeTheTopicsStatsGetTheListing() throws Exception {
@@ -91,7 +62,4 @@ public class BroadcastListingSecurityTest extends BroadcastTestBase {
         }
     }
 
-    private String token(String role) {
-        return AuthTokenUtils.createToken(secret, role, Optional.empty());
-    }
 }

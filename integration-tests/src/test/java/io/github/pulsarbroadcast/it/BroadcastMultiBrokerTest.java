@@ -22,7 +22,6 @@ import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
-import org.testng.annotations.AfterMethod;
 import org.testng.annotations.BeforeClass;
 import org.testng.annotations.Test;
 
@@ -41,8 +40,6 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
      *  message and a mark-delete sync every 100 ms (plus Pulsar's 1/s mark-delete persistence after a crash). */
     private static final int MAX_DUPLICATES = 150;
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
     @Override
     protected void configureBroker(ServiceConfiguration conf) {
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
@@ -58,7 +55,7 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
                 .map(b -> "127.0.0.1:" + b.getBrokerListenPort().get())
                 .reduce((a, b) -> a + "," + b).orElseThrow();
         PulsarClient c = PulsarClient.builder().serviceUrl(url).build();
-        closeables.add(c);
+        closeAfterTest(c);
         return c;
     }
 
@@ -72,14 +69,14 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
                     received.add(msg.getValue());
                     cons.acknowledgeAsync(msg);
                 }).subscribe();
-        closeables.add(consumer);
+        closeAfterTest(consumer);
         return received;
     }
 
     /** Publishes MESSAGES at 100 per second; returns the values in order and a counter of sends issued. */
     private CompletableFuture<List<String>> publishInBackground(Producer<String> producer, AtomicInteger issued) {
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-        closeables.add(scheduler::shutdownNow);
+        closeAfterTest((AutoCloseable) scheduler::shutdownNow);
         List<String> values = new ArrayList<>();
         List<CompletableFuture<MessageId>> sends = Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<List<String>> done = new CompletableFuture<>();
@@ -106,7 +103,7 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
         }
         Producer<String> producer = c.newProducer(Schema.STRING).topic(topic).enableBatching(false)
                 .sendTimeout(0, TimeUnit.SECONDS).create();
-        closeables.add(producer);
+        closeAfterTest(producer);
         AtomicInteger issued = new AtomicInteger();
         CompletableFuture<List<String>> published = publishInBackground(producer, issued);
         await().atMost(Duration.ofSeconds(30)).until(() -> issued.get() >= MESSAGES / 3);
@@ -169,17 +166,6 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
         runMove(topic, () -> cluster.crashBroker(ownerIndex(topic)));
     }
 
-    @AfterMethod(alwaysRun = true)
-    public void closeResources() {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            try {
-                closeables.get(i).close();
-            } catch (Exception e) {
-                // best effort: the cluster goes away next
-            }
-        }
-        closeables.clear();
-    }
 
     /** A step that may throw. */
     @FunctionalInterface

@@ -20,7 +20,6 @@ import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.Schema;
-import org.testng.annotations.AfterMethod;
 import org.testng.annotations.BeforeClass;
 import org.testng.annotations.Test;
 
@@ -47,8 +46,6 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
     /** Duplicates allowed per consumer: what it acknowledged within one sync interval before the move (none). */
     private static final int MAX_DUPLICATES = 0;
 
-    private final List<AutoCloseable> closeables = new ArrayList<>();
-
     @Override
     protected void configureBroker(ServiceConfiguration conf) {
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
@@ -65,10 +62,10 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
         String url = "pulsar://" + cluster.brokers().stream().map(b -> "127.0.0.1:" + b.getBrokerListenPort().get())
                 .reduce((a, b) -> a + "," + b).orElseThrow();
         PulsarClient c = PulsarClient.builder().serviceUrl(url).build();
-        closeables.add(c);
+        closeAfterTest(c);
         Consumer<String> laggard = Broadcast.configure(c.newConsumer(Schema.STRING)).topic(topic)
                 .subscriptionName("fleet").consumerName("laggard").receiverQueueSize(1).subscribe();
-        closeables.add(laggard);
+        closeAfterTest(laggard);
         List<List<String>> received = new ArrayList<>();
         List<CompletableFuture<Consumer<String>>> subscribes = new ArrayList<>();
         for (int i = 0; i < CONSUMERS - 1; i++) {
@@ -84,12 +81,12 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
         java.util.Map<String, Consumer<String>> consumersByName = new java.util.HashMap<>();
         for (CompletableFuture<Consumer<String>> s : subscribes) {
             Consumer<String> consumer = s.get(60, TimeUnit.SECONDS);
-            closeables.add(consumer);
+            closeAfterTest(consumer);
             consumersByName.put(consumer.getConsumerName(), consumer);
         }
         Producer<String> producer = c.newProducer(Schema.STRING).topic(topic).enableBatching(false)
                 .sendTimeout(0, TimeUnit.SECONDS).create();
-        closeables.add(producer);
+        closeAfterTest(producer);
         List<String> sent = sendAll(producer, "m", MESSAGES);
         try {
             await().atMost(Duration.ofSeconds(180)).until(() -> received.stream().allMatch(r -> size(r) >= MESSAGES));
@@ -152,12 +149,7 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
     private String memberState(String topic, String name) {
         try {
             int owner = ownerIndex(topic);
-            org.apache.pulsar.broker.service.persistent.PersistentTopic t =
-                    (org.apache.pulsar.broker.service.persistent.PersistentTopic) cluster.brokers().get(owner)
-                            .getBrokerService().getTopicReference(topic).orElseThrow();
-            io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher d =
-                    ((io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription) t.getSubscription("fleet"))
-                            .broadcastDispatcher();
+            io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher d = dispatcherOn(owner, topic, "fleet");
             for (org.apache.pulsar.broker.service.Consumer c : d.getConsumers()) {
                 if (c.consumerName().equals(name)) {
                     return "attached to broker " + owner + ": " + d.member(c) + " " + d.member(c).cursor();
@@ -177,12 +169,7 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
 
     /** How many consumers the owning broker has at each acknowledged position (the laggard included). */
     private java.util.Map<String, Integer> ackedOnBroker(int owner, String topic) {
-        org.apache.pulsar.broker.service.persistent.PersistentTopic t =
-                (org.apache.pulsar.broker.service.persistent.PersistentTopic) cluster.brokers().get(owner)
-                        .getBrokerService().getTopicReference(topic).orElseThrow();
-        io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher d =
-                ((io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription) t.getSubscription("fleet"))
-                        .broadcastDispatcher();
+        io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher d = dispatcherOn(owner, topic, "fleet");
         java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
         for (org.apache.pulsar.broker.service.Consumer consumer : d.getConsumers()) {
             io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor cursor = d.member(consumer).cursor();
@@ -247,17 +234,5 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
         String topic = newTopic("positions-crash");
         cluster.admin().topics().createNonPartitionedTopic(topic);
         runMove(topic, true);
-    }
-
-    @AfterMethod(alwaysRun = true)
-    public void closeResources() {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
-            try {
-                closeables.get(i).close();
-            } catch (Exception e) {
-                // best effort: the cluster goes away next
-            }
-        }
-        closeables.clear();
     }
 }

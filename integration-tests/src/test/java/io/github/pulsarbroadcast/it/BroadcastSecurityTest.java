@@ -7,20 +7,13 @@ import static org.testng.Assert.expectThrows;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
-import io.jsonwebtoken.SignatureAlgorithm;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import javax.crypto.SecretKey;
-import org.apache.pulsar.broker.ServiceConfiguration;
-import org.apache.pulsar.broker.authentication.AuthenticationProviderToken;
-import org.apache.pulsar.broker.authentication.utils.AuthTokenUtils;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.AuthenticationFactory;
 import org.apache.pulsar.client.api.Consumer;
@@ -31,7 +24,6 @@ import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.PulsarClientException.AuthorizationException;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionType;
-import org.apache.pulsar.client.impl.auth.AuthenticationToken;
 import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.policies.data.AuthAction;
 import org.apache.pulsar.common.policies.data.AutoSubscriptionCreationOverride;
@@ -50,34 +42,15 @@ import org.testng.annotations.Test;
  *
  * <p>Threading: TestNG's test thread only.
  */
-public class BroadcastSecurityTest extends BroadcastTestBase {
+public class BroadcastSecurityTest extends TokenAuthTestBase {
 
-    private static final String ADMIN = "admin";
     /** Long enough for a loaded machine, short enough to wait out the client's retries of a retriable error. */
     private static final int OPERATION_TIMEOUT_SECONDS = 8;
 
-    private final SecretKey secret = AuthTokenUtils.createSecretKey(SignatureAlgorithm.HS256);
     /** Clients of the current test, closed after it. */
     private final List<PulsarClient> roleClients = new ArrayList<>();
 
-    @Override
-    protected void configureBroker(ServiceConfiguration conf) {
-        conf.setAuthenticationEnabled(true);
-        conf.setAuthenticationProviders(Set.of(AuthenticationProviderToken.class.getName()));
-        conf.getProperties().setProperty("tokenSecretKey",
-                "data:;base64," + Base64.getEncoder().encodeToString(secret.getEncoded()));
-        conf.setAuthorizationEnabled(true);
-        conf.setSuperUserRoles(Set.of(ADMIN));
-        conf.setBrokerClientAuthenticationPlugin(AuthenticationToken.class.getName());
-        conf.setBrokerClientAuthenticationParameters("token:" + token(ADMIN));
-    }
 
-    /** The inherited client is the super-user's. */
-    @Override
-    protected PulsarClient newClient() throws PulsarClientException {
-        return PulsarClient.builder().serviceUrl(cluster.serviceUrl())
-                .authentication(AuthenticationFactory.token(token(ADMIN))).build();
-    }
 
     @AfterMethod(alwaysRun = true)
     public void closeRoleClients() throws Exception {
@@ -228,9 +201,6 @@ public class BroadcastSecurityTest extends BroadcastTestBase {
 
     // ----- helpers -----
 
-    private String token(String role) {
-        return AuthTokenUtils.createToken(secret, role, Optional.empty());
-    }
 
     private PulsarAdmin admin() {
         return cluster.admin();

@@ -16,6 +16,7 @@ import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
+import org.testng.annotations.AfterMethod;
 
 /**
  * Helpers for broadcast tests on the shared real cluster of {@link BrokerTestBase}: broadcast consumers built with
@@ -24,6 +25,9 @@ import org.apache.pulsar.client.api.Schema;
  * <p>Threading: TestNG's test thread only.
  */
 public abstract class BroadcastTestBase extends BrokerTestBase {
+
+    /** What {@link #closeAfterTest} registered; test thread only. */
+    private final List<AutoCloseable> closeAfterTest = new ArrayList<>();
 
     /** A broadcast consumer named {@code name} on {@code topic}/{@code subscription}. */
     protected Consumer<String> broadcastConsumer(String topic, String subscription, String name)
@@ -125,6 +129,31 @@ public abstract class BroadcastTestBase extends BrokerTestBase {
 
     protected BroadcastDispatcher dispatcher(String topic, String subscription) {
         return ((BroadcastSubscription) brokerSubscription(topic, subscription)).broadcastDispatcher();
+    }
+
+    /** The dispatcher of {@code subscription} on broker {@code broker} (its index in {@code cluster.brokers()}). */
+    protected BroadcastDispatcher dispatcherOn(int broker, String topic, String subscription) {
+        PersistentTopic t = (PersistentTopic) cluster.brokers().get(broker).getBrokerService()
+                .getTopicReference(topic).orElseThrow();
+        return ((BroadcastSubscription) t.getSubscription(subscription)).broadcastDispatcher();
+    }
+
+    /** Closes {@code closeable} after the current test method, in reverse order of registration; returns it. */
+    protected <T extends AutoCloseable> T closeAfterTest(T closeable) {
+        closeAfterTest.add(closeable);
+        return closeable;
+    }
+
+    @AfterMethod(alwaysRun = true)
+    public void closeTestResources() {
+        for (int i = closeAfterTest.size() - 1; i >= 0; i--) {
+            try {
+                closeAfterTest.get(i).close();
+            } catch (Exception e) {
+                // best effort: the cluster goes away next
+            }
+        }
+        closeAfterTest.clear();
     }
 
     protected static void closeAll(List<? extends AutoCloseable> closeables) throws Exception {
