@@ -28,6 +28,7 @@ public final class BroadcastConfig {
     static final String STATS_INTERVAL_MS = PREFIX + "StatsIntervalMs";
     static final String MAX_ACK_RANGES = PREFIX + "MaxAckRangesPerConsumer";
     static final String MAX_PENDING_ACKS = PREFIX + "MaxPendingAcksPerConnection";
+    static final String ACKS_ON_EVENT_LOOP = PREFIX + "AcksOnEventLoop";
     static final String POSITION_SYNC_INTERVAL_MS = PREFIX + "PositionSyncIntervalMs";
     static final String CONSUMER_RETENTION_SECONDS = PREFIX + "ConsumerRetentionSeconds";
 
@@ -47,6 +48,7 @@ public final class BroadcastConfig {
         RANGES.put(STATS_INTERVAL_MS, new long[] {10, 3_600_000});
         RANGES.put(MAX_ACK_RANGES, new long[] {1, 1_000_000});
         RANGES.put(MAX_PENDING_ACKS, new long[] {1, 10_000_000});
+        RANGES.put(ACKS_ON_EVENT_LOOP, null);
         RANGES.put(POSITION_SYNC_INTERVAL_MS, new long[] {0, 3_600_000});
         RANGES.put(CONSUMER_RETENTION_SECONDS, new long[] {0, 31_536_000});
     }
@@ -63,6 +65,7 @@ public final class BroadcastConfig {
     private final long statsIntervalMs;
     private final int maxAckRangesPerConsumer;
     private final int maxPendingAcksPerConnection;
+    private final boolean acksOnEventLoop;
     private final long positionSyncIntervalMs;
     private final long consumerRetentionSeconds;
 
@@ -79,6 +82,7 @@ public final class BroadcastConfig {
         this.statsIntervalMs = parseLong(p, STATS_INTERVAL_MS, 5000);
         this.maxAckRangesPerConsumer = (int) parseLong(p, MAX_ACK_RANGES, 1000);
         this.maxPendingAcksPerConnection = (int) parseLong(p, MAX_PENDING_ACKS, 50_000);
+        this.acksOnEventLoop = parseBoolean(p, ACKS_ON_EVENT_LOOP, true);
         this.positionSyncIntervalMs = parseLong(p, POSITION_SYNC_INTERVAL_MS, 5000);
         this.consumerRetentionSeconds = parseLong(p, CONSUMER_RETENTION_SECONDS, 86_400);
     }
@@ -199,6 +203,14 @@ public final class BroadcastConfig {
         return maxPendingAcksPerConnection;
     }
 
+    /**
+     * Whether acknowledgements are applied on the connection's event loop, as stock Pulsar applies them (true), or
+     * handed to a random executor thread each, NTT's design (false).
+     */
+    public boolean acksOnEventLoop() {
+        return acksOnEventLoop;
+    }
+
     private static boolean parseBoolean(Properties p, String key, boolean def) {
         String v = p.getProperty(key);
         if (v == null || v.isBlank()) {
@@ -238,7 +250,8 @@ public final class BroadcastConfig {
                 + "=" + windowMaxBytes + ", " + WINDOW_BROKER_MAX_BYTES + "=" + windowBrokerMaxBytes + ", "
                 + MARK_DELETE_INTERVAL_MS + "=" + markDeleteIntervalMs + ", "
                 + STATS_INTERVAL_MS + "=" + statsIntervalMs + ", " + MAX_ACK_RANGES + "=" + maxAckRangesPerConsumer
-                + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection + ", " + POSITION_SYNC_INTERVAL_MS + "="
+                + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection + ", " + ACKS_ON_EVENT_LOOP + "="
+                + acksOnEventLoop + ", " + POSITION_SYNC_INTERVAL_MS + "="
                 + positionSyncIntervalMs + ", " + CONSUMER_RETENTION_SECONDS + "=" + consumerRetentionSeconds;
     }
 }

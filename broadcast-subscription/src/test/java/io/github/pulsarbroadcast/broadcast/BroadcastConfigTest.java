@@ -67,6 +67,7 @@ public class BroadcastConfigTest {
                 String.valueOf(defaults.maxAckRangesPerConsumer()));
         assertEquals(documented.get("broadcastMaxPendingAcksPerConnection"),
                 String.valueOf(defaults.maxPendingAcksPerConnection()));
+        assertEquals(documented.get("broadcastAcksOnEventLoop"), String.valueOf(defaults.acksOnEventLoop()));
         assertEquals(documented.get("broadcastMarkDeleteIntervalMs"),
                 String.valueOf(defaults.markDeleteIntervalMs()));
         assertEquals(documented.get("broadcastStatsIntervalMs"), String.valueOf(defaults.statsIntervalMs()));

@@ -14,7 +14,8 @@ import org.apache.pulsar.common.protocol.Commands;
  * <p>A message id carrying an ack set acknowledges only part of a batch; the entry stays unacknowledged until a
  * whole-entry ack comes (Pulsar clients send that once every message of the batch is acknowledged).
  *
- * <p>Threading: immutable after {@link #of}; {@link #applyTo} runs once, on any thread.
+ * <p>Threading: immutable after {@link #of}; {@link #applyTo} runs once, on any thread. {@link #apply} applies
+ * the decoder's command without a copy and runs on the connection's event loop (the command is reused after it).
  */
 final class AckCopy {
 
@@ -58,15 +59,49 @@ final class AckCopy {
     void applyTo(BroadcastConsumer consumer, BroadcastServerCnx cnx) {
         String error = null;
         if (transactional) {
-            error = "Transactional acknowledgements are not supported on a broadcast subscription";
+            error = TRANSACTIONAL;
         } else {
             for (int i = 0; i < ledgerIds.length; i++) {
-                if (consumer.acknowledge(ledgerIds[i], entryIds[i], cumulative) == AckResult.NOT_SENT) {
-                    error = "Ack of " + ledgerIds[i] + ":" + entryIds[i] + " refused: that message was never sent to"
-                            + " this consumer";
+                String e = acknowledge(consumer, ledgerIds[i], entryIds[i], cumulative);
+                error = e == null ? error : e;
+            }
+        }
+        answer(requestId, error, consumer, cnx);
+    }
+
+    /**
+     * Applies an ack command straight from the decoder's {@code ack}, on the connection's event loop (no copy): what
+     * {@code of(ack).applyTo(consumer, cnx)} does, without the copy.
+     */
+    static void apply(CommandAck ack, BroadcastConsumer consumer, BroadcastServerCnx cnx) {
+        String error = null;
+        if (ack.hasTxnidMostBits()) {
+            error = TRANSACTIONAL;
+        } else {
+            boolean cumulative = ack.getAckType() == CommandAck.AckType.Cumulative;
+            for (int i = 0; i < ack.getMessageIdsCount(); i++) {
+                MessageIdData id = ack.getMessageIdAt(i);
+                if (id.getAckSetsCount() == 0) {
+                    String e = acknowledge(consumer, id.getLedgerId(), id.getEntryId(), cumulative);
+                    error = e == null ? error : e;
                 }
             }
         }
+        answer(ack.hasRequestId() ? ack.getRequestId() : -1, error, consumer, cnx);
+    }
+
+    private static final String TRANSACTIONAL =
+            "Transactional acknowledgements are not supported on a broadcast subscription";
+
+    /** One acknowledgement; the error to answer with, or null. */
+    private static String acknowledge(BroadcastConsumer consumer, long ledgerId, long entryId, boolean cumulative) {
+        if (consumer.acknowledge(ledgerId, entryId, cumulative) == AckResult.NOT_SENT) {
+            return "Ack of " + ledgerId + ":" + entryId + " refused: that message was never sent to this consumer";
+        }
+        return null;
+    }
+
+    private static void answer(long requestId, String error, BroadcastConsumer consumer, BroadcastServerCnx cnx) {
         if (requestId >= 0) {
             cnx.ctx().writeAndFlush(Commands.newAckResponse(requestId, error == null ? null
                     : ServerError.NotAllowedError, error, consumer.consumerId()));

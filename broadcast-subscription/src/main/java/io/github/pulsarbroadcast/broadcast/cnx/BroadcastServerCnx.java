@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: like {@link ServerCnx}, every {@code handle*} method runs on this connection's Netty event loop; the
  * continuation of a broadcast subscribe is put back on it. {@link #pendingJoins} and {@link #broadcastConsumers}
  * are concurrent because stock Pulsar attaches and removes consumers on its own threads. Acknowledgements are
- * applied on random executor threads and answered from there (Netty writes are thread-safe); {@link #ackGate}
- * bounds how many wait. The dispatcher reaches this connection only through {@link ConsumerConnection}.
+ * applied on this event loop as they are decoded (the default, as stock Pulsar), or with
+ * {@code broadcastAcksOnEventLoop=false} on random executor threads and answered from there (Netty writes are
+ * thread-safe), where {@link #ackGate} bounds how many wait. The dispatcher reaches this connection only through {@link ConsumerConnection}.
  */
 public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection {
 
@@ -341,6 +342,10 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         BroadcastConsumer bc = broadcastConsumers.get(ack.getConsumerId());
         if (bc == null) {
             super.handleAck(ack); // stock consumers, and ids this connection does not know (stock drops them)
+            return;
+        }
+        if (service.config().acksOnEventLoop()) {
+            AckCopy.apply(ack, bc, this); // as stock Pulsar: on this event loop, TCP back-pressure bounds them
             return;
         }
         AckCopy copy = AckCopy.of(ack);
