@@ -132,12 +132,21 @@ final class TailReads extends StorageReads {
      */
     private void serveWaiting(EntryBatch batch, Map<ConsumerConnection, ConnectionSend> sends,
                               List<BroadcastConsumer> moved) {
+        // Consumers waiting at the tail share one next-position object (the previous batch's after()): normalize it
+        // once, not per consumer (at the tail it is not a valid position yet, so each call would ask the ledger).
+        PositionImpl lastNext = null;
+        PositionImpl lastNormalized = null;
         for (Iterator<List<BroadcastConsumer>> groups = waiting.values().iterator(); groups.hasNext(); ) {
             List<BroadcastConsumer> group = groups.next();
             int kept = 0;
             for (int i = 0; i < group.size(); i++) {
                 BroadcastConsumer bc = group.get(i);
-                if (fanOut.storage.normalize(bc.cursor.next()).compareTo(batch.get(0).position) < 0) {
+                PositionImpl next = bc.cursor.next();
+                if (next != lastNext) {
+                    lastNext = next;
+                    lastNormalized = fanOut.storage.normalize(next);
+                }
+                if (lastNormalized.compareTo(batch.get(0).position) < 0) {
                     // It waits for an entry before this read (the read position moved on while it joined): serving
                     // it from here would skip that entry. It goes to the window or a catch-up read instead.
                     moved.add(bc);
