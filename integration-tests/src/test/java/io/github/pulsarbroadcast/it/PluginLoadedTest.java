@@ -29,6 +29,10 @@ public class PluginLoadedTest extends StockSubscriptionsContract {
             org.apache.pulsar.broker.service.Producer brokerProducer =
                     brokerTopic.getProducers().values().iterator().next();
             assertEquals(brokerProducer.getCnx().getClass(), BroadcastServerCnx.class);
+            // Responses written while one read is handled go out in one flush (design.md, "How a stock broker loads
+            // the plugin").
+            assertEquals(((BroadcastServerCnx) brokerProducer.getCnx()).ctx().pipeline().names().get(0),
+                    "consolidation");
             producer.send("hello");
         }
     }
