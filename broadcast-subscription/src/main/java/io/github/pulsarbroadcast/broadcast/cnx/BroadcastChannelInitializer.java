@@ -10,10 +10,12 @@ import org.apache.pulsar.broker.service.ServerCnx;
 /**
  * Builds the broker's Netty pipeline as stock Pulsar 2.10 does (TLS, frame decoder, flow control) with two
  * differences: the last handler is a {@link BroadcastServerCnx} instead of a plain {@link ServerCnx}, and the first
- * is Netty's {@link FlushConsolidationHandler}, as later Pulsar versions put it there: the responses written while one
- * read is handled (subscribes, lookups, ack receipts of up to hundreds of consumers sharing a connection) go out in
- * one flush, and flushes outside a read are gathered until the event loop's next turn, at most
- * {@value #FLUSH_AFTER_FLUSHES} at a time.
+ * is Netty's {@link FlushConsolidationHandler}, where later Pulsar versions put it (same settings): the responses of
+ * one read and those completed on other threads (subscribes, lookups, ack receipts of up to hundreds of consumers
+ * sharing a connection) go out in one flush per event-loop turn, at most {@value #FLUSH_AFTER_FLUSHES} held back.
+ * The dispatcher's own flush, once per connection and pass, goes past it ({@code ConnectionSend}): held back to the
+ * next turn it would wait for every other connection's send of the pass (benchmarks.md, "Broker performance
+ * (issue 12)", experiment 6).
  *
  * <p>Threading: created once per listener at broker start; {@link #newServerCnx} runs on Netty accept threads and
  * only reads final fields.
