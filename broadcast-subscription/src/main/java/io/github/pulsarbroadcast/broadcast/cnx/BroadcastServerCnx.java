@@ -52,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * are concurrent because stock Pulsar attaches and removes consumers on its own threads. Acknowledgements are
  * applied on this event loop as they are decoded (the default, as stock Pulsar), or with
  * {@code broadcastAcksOnEventLoop=false} on random executor threads and answered from there (Netty writes are
- * thread-safe), where {@link #ackGate} bounds how many wait. The dispatcher reaches this connection only through {@link ConsumerConnection}.
+ * thread-safe), where {@link #ackGate} bounds how many wait. The dispatcher reaches this connection only through
+ * {@link ConsumerConnection}.
  */
 public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection {
 
