@@ -7,6 +7,8 @@ import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import io.github.pulsarbroadcast.broadcast.dispatch.ConnectionSend;
 import io.github.pulsarbroadcast.broadcast.dispatch.ConsumerConnection;
 import io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionInstaller;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslHandler;
 import java.util.Map;
 import java.util.Optional;
@@ -69,6 +71,13 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private final Map<Long, BroadcastConsumer> broadcastConsumers = new ConcurrentHashMap<>();
     /** Whether the client said it reads broker entry metadata; written once in handleConnect. */
     private volatile boolean clientSupportsBrokerEntryMetadata;
+    /**
+     * What sends need of the pipeline, fixed once the channel is set up (the TLS handler is added when the channel
+     * is initialized): looked up by the first send. Event loop only.
+     */
+    private boolean pipelineKnown;
+    private boolean tls;
+    private ChannelHandlerContext flushFrom;
 
     public BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastService service) {
         super(pulsar, listenerName);
@@ -115,7 +124,30 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
      */
     @Override
     public boolean writesFramesDirectly() {
-        return service.onlyInterceptor() && ctx().pipeline().get(SslHandler.class) == null;
+        knowPipeline();
+        return service.onlyInterceptor() && !tls;
+    }
+
+    /**
+     * Past Netty's {@link FlushConsolidationHandler} on a plain connection: it holds flushes back to the event loop's
+     * next turn, which would make this connection wait for every other send of a pass. The flush then starts next to
+     * the socket; with TLS (whose {@link SslHandler} lies between and encrypts on flush) it starts at this handler.
+     * Event loop.
+     */
+    @Override
+    public ChannelHandlerContext flushContext() {
+        knowPipeline();
+        return flushFrom;
+    }
+
+    private void knowPipeline() {
+        if (!pipelineKnown) {
+            ChannelHandlerContext own = ctx();
+            tls = own.pipeline().get(SslHandler.class) != null;
+            ChannelHandlerContext consolidation = own.pipeline().context(FlushConsolidationHandler.class);
+            flushFrom = consolidation == null || tls ? own : consolidation;
+            pipelineKnown = true;
+        }
     }
 
     // ----- subscribe -----

@@ -37,9 +37,9 @@ public final class BroadcastConsumer {
     final ConsumerConnection cnx;
     final VirtualCursor cursor;
     final boolean brokerEntryMetadata;
-    /** Whether the join resumed a position retained under this name. */
     /** The key this consumer is filed under among those catching up; dispatch thread only. */
     PositionImpl catchingUpAt;
+    /** Whether the join resumed a position retained under this name. */
     final boolean resumed;
     private final SubscriptionEngine engine;
 

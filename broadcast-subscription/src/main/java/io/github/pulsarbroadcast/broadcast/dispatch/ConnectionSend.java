@@ -4,8 +4,6 @@ import io.github.pulsarbroadcast.broadcast.metrics.PassTiming;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.handler.ssl.SslHandler;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -112,7 +110,7 @@ public final class ConnectionSend implements Runnable {
             ConsumerConnection cnx = consumers.get(0).cnx;
             ChannelHandlerContext ctx = cnx.ctx();
             writeAll(ctx, cnx.writesFramesDirectly(), System.currentTimeMillis());
-            flushNow(ctx);
+            cnx.flushContext().flush();
             if (timing != null) {
                 timing.written(System.nanoTime());
                 timing = null;
@@ -121,21 +119,6 @@ public final class ConnectionSend implements Runnable {
             log.warn("[{}] Sending to {} consumers failed: {}", topic, consumers.size(), e.toString());
         } finally {
             abandon();
-        }
-    }
-
-    /**
-     * Flushes at once, past a {@link FlushConsolidationHandler} if the pipeline has one: that handler holds flushes
-     * back to the event loop's next turn, which would make this connection wait for every other send of the pass.
-     * The flush starts at that handler's place, next to the socket, so on a TLS connection (whose {@link SslHandler}
-     * sits between it and this connection's handler and encrypts on flush) the flush takes the normal way.
-     */
-    private static void flushNow(ChannelHandlerContext ctx) {
-        ChannelHandlerContext consolidation = ctx.pipeline().context(FlushConsolidationHandler.class);
-        if (consolidation == null || ctx.pipeline().get(SslHandler.class) != null) {
-            ctx.flush();
-        } else {
-            consolidation.flush();
         }
     }
 

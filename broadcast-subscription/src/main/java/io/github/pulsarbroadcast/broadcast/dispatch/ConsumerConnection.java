@@ -12,7 +12,7 @@ import org.apache.pulsar.common.protocol.ByteBufPair;
  * ({@code cnx} to {@code dispatch}) and the dispatch core runs in tests without a broker.
  *
  * <p>Threading: {@link #submit}, {@link #reachedEndOfTopic} and the registry methods may be called from any thread;
- * {@link #ctx}, {@link #writesFramesDirectly} and {@link #newMessageAndIntercept} only on the connection's event
+ * {@link #ctx}, {@link #writesFramesDirectly}, {@link #flushContext} and {@link #newMessageAndIntercept} only on the connection's event
  * loop (from {@link ConnectionSend#run}).
  */
 public interface ConsumerConnection {
@@ -46,6 +46,9 @@ public interface ConsumerConnection {
 
     /** Whether sends may use the plugin's own frame headers instead of the stock per-message path. */
     boolean writesFramesDirectly();
+
+    /** Where a send's flush starts, so that it leaves at once (see the implementation). */
+    ChannelHandlerContext flushContext();
 
     /** The stock per-message path, with its interceptor calls. */
     ByteBufPair newMessageAndIntercept(long consumerId, long ledgerId, long entryId, int partition,

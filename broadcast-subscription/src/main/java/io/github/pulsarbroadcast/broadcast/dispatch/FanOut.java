@@ -98,6 +98,9 @@ final class FanOut {
         }
         unplace(bc);
         bc.cursor.rewind();
+        if (log.isDebugEnabled()) {
+            log.debug("{} Redelivery to {} (epoch {})", name, bc, bc.epoch);
+        }
         place(bc);
     }
 

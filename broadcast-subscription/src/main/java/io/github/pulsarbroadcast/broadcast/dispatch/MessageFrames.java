@@ -56,7 +56,7 @@ final class MessageFrames {
 
     /**
      * Serializes the header of one message of {@code payloadBytes} bytes (the entry as written after it) and returns
-     * a new reference to it, which the write releases.
+     * a new reference to it, which its new owner releases (the connection's composite pass buffer, once written).
      */
     ByteBuf header(long consumerId, PositionImpl position, long consumerEpoch, int payloadBytes) {
         CommandMessage message = command.setMessage().setConsumerId(consumerId);

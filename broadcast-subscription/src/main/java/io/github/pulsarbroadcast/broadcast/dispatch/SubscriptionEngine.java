@@ -158,8 +158,8 @@ final class SubscriptionEngine {
         positions.changed();
         post(() -> fanOut.join(bc));
         if (log.isDebugEnabled()) {
-            log.debug("{} Consumer {} joined ({}) at {}", name, consumerName, bc.resumed ? "resumed"
-                    : recovering() ? "recovery window" : initialPosition, bc.cursor.acknowledged());
+            log.debug("{} Consumer {} joined ({}) at {}, epoch {}", name, consumerName, bc.resumed ? "resumed"
+                    : recovering() ? "recovery window" : initialPosition, bc.cursor.acknowledged(), epoch);
         }
         return bc;
     }

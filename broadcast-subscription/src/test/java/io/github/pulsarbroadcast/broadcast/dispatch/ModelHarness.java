@@ -137,6 +137,11 @@ final class ModelHarness implements DispatchLoop {
         }
 
         @Override
+        public ChannelHandlerContext flushContext() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public boolean writesFramesDirectly() {
             return false;
         }
