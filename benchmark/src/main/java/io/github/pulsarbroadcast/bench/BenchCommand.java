@@ -146,6 +146,11 @@ public final class BenchCommand implements Callable<Integer> {
             + " 1000).")
     Long capacityP99;
 
+    @Option(names = "--step-down-seconds", paramLabel = "SECONDS", description = "After the capacity step that fails,"
+            + " publish this long at the highest rate that passed and report when the latency returned to its"
+            + " earlier level; 0 = no step back down (default 0; the capacity preset: 60).")
+    Integer stepDownSeconds;
+
     @Option(names = "--stock-max-consumers", paramLabel = "N", description = "Run the modes without the plugin only up"
             + " to N consumers; 0 = always (default 0; the capacity preset: 10000).")
     Integer stockMaxConsumers;
@@ -360,6 +365,7 @@ public final class BenchCommand implements Callable<Integer> {
         set(capacityRates, v -> s.capacityRates = v);
         set(stepSeconds, v -> s.capacityStepSeconds = v);
         set(capacityP99, v -> s.capacityP99Ms = v);
+        set(stepDownSeconds, v -> s.capacityStepDownSeconds = v);
         set(stockMaxConsumers, v -> s.stockMaxConsumers = v);
     }
 

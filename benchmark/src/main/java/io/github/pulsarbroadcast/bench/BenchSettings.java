@@ -78,6 +78,11 @@ public final class BenchSettings implements Cloneable {
     public long capacityP99Ms = 1_000;
     /** After a step's last send, how long its deliveries may still arrive before the step is judged. */
     public int capacitySettleSeconds = 5;
+    /**
+     * After the first step that fails, one step back down to the highest rate that passed, this long, to see how
+     * long the broker takes to return to its earlier latency ({@link StepDown}); 0 = none.
+     */
+    public int capacityStepDownSeconds;
     /** Modes without the plugin run only up to this many consumers; 0 = no limit. */
     public int stockMaxConsumers;
     public int receiverQueue = 10;
@@ -170,7 +175,9 @@ public final class BenchSettings implements Cloneable {
             for (int k = 0; k < capacityRates.size(); k++) {
                 total += capacityStepMessages(k);
             }
-            return total;
+            // Room for the step back down, at most at the highest rate.
+            double highest = capacityRates.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+            return total + (int) Math.round(highest * capacityStepDownSeconds);
         }
         return warmupMessages() + (int) Math.round(durationSeconds * rate);
     }
@@ -222,7 +229,7 @@ public final class BenchSettings implements Cloneable {
             return "the floor server publishes at one rate: no floor mode in a capacity run";
         }
         if (capacity() && (capacityRates.stream().anyMatch(r -> r <= 0) || capacityStepSeconds < 1
-                || capacityP99Ms < 1 || capacitySettleSeconds < 0 || pauseFraction > 0)) {
+                || capacityP99Ms < 1 || capacitySettleSeconds < 0 || capacityStepDownSeconds < 0 || pauseFraction > 0)) {
             return "--capacity-rates must be positive, --step-seconds and --capacity-p99 too; no pause in a capacity"
                     + " run";
         }

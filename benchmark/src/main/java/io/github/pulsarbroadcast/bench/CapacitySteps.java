@@ -81,11 +81,52 @@ final class CapacitySteps {
             System.err.printf(Locale.ROOT, "%s: %,.0f deliveries/s, P99 %,d ms, %s%n", label,
                     step.deliveriesPerSecond, step.endToEnd.p99, step.passed ? "passed" : step.stoppedBecause);
             if (!step.passed) {
+                if (s.capacityStepDownSeconds > 0) {
+                    steps.add(stepDown(producer, label, steps, before, seq + count));
+                }
                 break;
             }
             seq += count;
         }
         return steps;
+    }
+
+    /**
+     * After the step that failed ({@code steps}' last), publishes again at the highest rate that passed (the first
+     * rate when none did) for {@code --step-down-seconds}, and judges how long its latency took to return to that
+     * step's level ({@link StepDown}).
+     */
+    private ModeResult.CapacityStep stepDown(Producer<byte[]> producer, String label,
+                                             List<ModeResult.CapacityStep> steps, Histogram before, int seq)
+            throws Exception {
+        ModeResult.CapacityStep earlier = steps.stream().filter(c -> c.passed).reduce((a, b) -> b)
+                .orElse(steps.get(0));
+        int count = (int) Math.max(1, Math.round(earlier.rate * s.capacityStepDownSeconds));
+        System.err.printf(Locale.ROOT, "%s: back down to %s msg/s for %d s%n", label,
+                MarkdownReport.trim(earlier.rate), s.capacityStepDownSeconds);
+        Publisher p = new Publisher(producer, false, s.messageSize, earlier.rate, seq, count, 0);
+        ModeResult.CapacityStep step;
+        try {
+            step = publish(p, earlier.rate, count);
+            step.slices = StepDown.slices(deliveries.fanOut(), k -> p.intendedNanos(k) - p.startNanos(), p.acked(),
+                    seq, count);
+        } finally {
+            p.close();
+        }
+        Histogram own = deliveries.latency().endToEndHistogram();
+        own.subtract(before);
+        step.endToEnd = Percentiles.of(own);
+        step.worstFanOut = deliveries.fanOut().worstDistribution(seq, seq + count);
+        step.stepDown = true;
+        step.recoveryLevelMs = StepDown.level(earlier.worstFanOut.p99);
+        step.recoveredAfterSeconds = StepDown.recoveredAfter(step.slices, step.recoveryLevelMs);
+        step.passed = step.recoveredAfterSeconds != null && step.delivered >= 0.99 * step.expected;
+        step.stoppedBecause = step.passed ? null : step.recoveredAfterSeconds == null
+                ? String.format(Locale.ROOT, "worst fan-out still above %,d ms at the end", step.recoveryLevelMs)
+                : "deliveries fell behind";
+        System.err.printf(Locale.ROOT, "%s: back down: worst fan-out back at or below %,d ms after %s s%n", label,
+                step.recoveryLevelMs, step.recoveredAfterSeconds == null ? "never" : step.recoveredAfterSeconds);
+        return step;
     }
 
     /** Publishes one step, lets its deliveries settle and collects; returns the step's counts and CPU. */

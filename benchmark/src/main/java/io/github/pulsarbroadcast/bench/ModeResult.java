@@ -265,6 +265,14 @@ public final class ModeResult {
         public boolean passed;
         /** Why the run stopped at this step, when it did. */
         public String stoppedBecause;
+        /** The step back down after the step that failed ({@link StepDown}); never counts as sustained. */
+        public boolean stepDown;
+        /** Step back down: the level (ms) its worst fan-out slices had to return to. */
+        public long recoveryLevelMs;
+        /** Step back down: seconds from its start until its slices stayed at or below the level; null: never. */
+        public Long recoveredAfterSeconds;
+        /** Step back down: {@code [slice start (s), P99 of the slice's worst fan-out (ms)]}. */
+        public List<long[]> slices;
     }
 
     /** The measured window. Threading: as above. */

@@ -235,7 +235,8 @@ final class ModeRun {
             enter("capacity steps");
             CapacitySteps steps = new CapacitySteps(s, deliveries, side, meter, this::checkHealth);
             result.capacity = steps.run(producer, label);
-            result.capacity.stream().filter(c -> c.passed).reduce((a, b) -> b).ifPresent(c -> result.sustained = c);
+            result.capacity.stream().filter(c -> c.passed && !c.stepDown).reduce((a, b) -> b)
+                    .ifPresent(c -> result.sustained = c);
             result.delivery = ResultCollector.delivery(trackers, steps.acked());
             result.delivery.totalMessages = s.totalMessages();
             window[0] = steps.firstSendNanos();

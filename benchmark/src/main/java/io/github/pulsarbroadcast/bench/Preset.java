@@ -65,7 +65,7 @@ public enum Preset {
      */
     CAPACITY("capacity", "fleet; broadcast at 10K (one connection each) and 100K (multiplexed), one subscription"
             + " each at 10K; 1 KB; 1, 2, 5, 10, 20, 50, ... msg/s, 30 s a step, until P99 > 1 s or deliveries fall"
-            + " behind", s -> {
+            + " behind, then 60 s back at the highest rate that passed", s -> {
                 s.client = "fleet";
                 s.consumers = List.of(10_000, 100_000);
                 s.modes = List.of(Mode.BROADCAST, Mode.SUBSCRIPTIONS);
@@ -76,6 +76,7 @@ public enum Preset {
                 s.stockMaxConsumers = 10_000;
                 s.connectTimeoutSeconds = 1_200;
                 s.skipAfterFailure = false;
+                s.capacityStepDownSeconds = 60;
             }),
     /** Slow consumers: 20% pause for 30 s, then catch up while the others go on. */
     BACKLOG("backlog", "5,000 consumers, broadcast + subscriptions, 1 KB at 5 msg/s, 120 s; 20% pause 30 s, catch up",

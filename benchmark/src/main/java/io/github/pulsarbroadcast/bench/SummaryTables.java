@@ -126,7 +126,8 @@ final class SummaryTables {
                         + "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
             }
             ModeResult.CapacityStep ok = r.sustained;
-            ModeResult.CapacityStep last = r.capacity.isEmpty() ? null : r.capacity.get(r.capacity.size() - 1);
+            ModeResult.CapacityStep last = r.capacity.stream().filter(c -> !c.stepDown).reduce((a, b) -> b)
+                    .orElse(null);
             String stop = last == null || last.passed ? "every rate passed"
                     : MarkdownReport.trim(last.rate) + " msg/s: " + last.stoppedBecause;
             t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
@@ -153,10 +154,27 @@ final class SummaryTables {
                         num(c.deliveriesPerSecond), c.endToEnd.p50, c.endToEnd.p99, c.endToEnd.max,
                         c.worstFanOut.max, MarkdownReport.percent(c.delivered, c.expected), c.sendLag.max,
                         num(c.brokerCpuPerSecond), num(c.brokerCpuUsPerDelivery), num(c.clientsCpuUsPerDelivery),
-                        c.passed ? "passed" : c.stoppedBecause));
+                        result(c)));
             }
         }
         return t.toString();
+    }
+
+    private static String result(ModeResult.CapacityStep c) {
+        if (!c.stepDown) {
+            return c.passed ? "passed" : c.stoppedBecause;
+        }
+        return "back down: worst fan-out at or below " + String.format(Locale.ROOT, "%,d", c.recoveryLevelMs)
+                + " ms " + (c.recoveredAfterSeconds == null ? "never" : "from " + c.recoveredAfterSeconds + " s on")
+                + " (5-s slices: " + slices(c) + ")" + (c.passed ? "" : "; " + c.stoppedBecause);
+    }
+
+    private static String slices(ModeResult.CapacityStep c) {
+        StringBuilder b = new StringBuilder();
+        for (long[] slice : c.slices == null ? List.<long[]>of() : c.slices) {
+            b.append(b.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%,d", slice[1]));
+        }
+        return b.toString();
     }
 
     /** Each ok run against the floor run at the same N with the same client; "" when there is no floor run. */

@@ -63,6 +63,47 @@ public class CapacitySmokeTest {
         assertTrue(Files.isRegularFile(out.resolve("capacity-p99.png")), "capacity chart");
     }
 
+    /**
+     * With a P99 limit no step can meet (1 ms), the first step fails and the run steps back down to the first rate:
+     * that step comes last, with its own messages, its slices and its verdict, and never counts as sustained. (Should
+     * a step meet 1 ms after all, there is no step back down, which is checked too.)
+     */
+    @Test(groups = "integration", timeOut = 300_000)
+    public void afterTheFailedStepStepsBackDownAndReportsWhenTheLatencyReturned() throws Exception {
+        Path down = out.resolve("down");
+        int exit = BenchMain.execute("--preset", "quick", "--client", "fleet", "--modes", "broadcast",
+                "--consumers", Integer.toString(CONSUMERS), "--capacity-rates", "2,4", "--step-seconds", "2",
+                "--capacity-p99", "1", "--step-down-seconds", "6", "--out", down.toString(), "--no-progress");
+        assertEquals(exit, 0, "exit code");
+        JsonNode run = ReportChecks.report(down).get("runs").get(0);
+        assertEquals(run.get("status").asText(), "ok", run.path("reason").asText());
+        JsonNode steps = run.get("capacity");
+        int failed = -1;
+        for (int k = 0; k < steps.size(); k++) {
+            if (!steps.get(k).get("stepDown").asBoolean() && !steps.get(k).get("passed").asBoolean()) {
+                failed = k;
+                break;
+            }
+        }
+        if (failed < 0) {
+            assertEquals(steps.size(), 2, "every step passed: no step back down");
+            return;
+        }
+        assertEquals(steps.size(), failed + 2, "the step back down follows the failed step and ends the run");
+        JsonNode back = steps.get(failed + 1);
+        assertTrue(back.get("stepDown").asBoolean());
+        assertEquals(back.get("rate").asDouble(), 2, 0.001, "the highest rate that passed (2), or the first (2)");
+        assertEquals(back.get("messages").asInt(), 12, "6 s at 2 msg/s");
+        assertEquals(back.get("expected").asLong(), 12L * CONSUMERS);
+        assertTrue(back.get("slices").size() >= 1 && back.get("slices").size() <= 2, back.toString());
+        assertTrue(back.get("recoveryLevelMs").asLong() >= 50, back.toString());
+        if (run.hasNonNull("sustained")) {
+            assertTrue(!run.get("sustained").get("stepDown").asBoolean(), "the step back down is never sustained");
+        }
+        assertEquals(run.get("delivery").get("duplicated").asLong(), 0);
+        assertTrue(Files.readString(down.resolve("results.md")).contains("back down:"), "results.md shows it");
+    }
+
     @AfterClass(alwaysRun = true)
     public void deleteFolder() throws Exception {
         ReportChecks.deleteTree(out);
