@@ -189,6 +189,12 @@ public final class BenchCommand implements Callable<Integer> {
             + " the measured period (default 30).")
     Integer pauseAfter;
 
+    @Option(names = "--move-topic-after", paramLabel = "SECONDS", description = "A topic move: this long into the"
+            + " measured period the topic is unloaded (as a load balancer moves it) and every consumer reconnects;"
+            + " reports when all were subscribed again and each consumer's duplicates. Fleet only; 0 = none"
+            + " (default 0).")
+    Integer moveTopicAfter;
+
     @Option(names = "--broker", paramLabel = "plugin|stock", description = "The broker JVM to start: 'plugin' (the"
             + " standalone with the broadcast plugin) or 'stock' (--no-plugin; broadcast modes are skipped)"
             + " (default plugin).")
@@ -286,6 +292,11 @@ public final class BenchCommand implements Callable<Integer> {
             System.out.println();
             System.out.print(backlog);
         }
+        String move = SummaryTables.moveTable(results);
+        if (!move.isEmpty()) {
+            System.out.println();
+            System.out.print(move);
+        }
         String notes = MarkdownReport.notes(results);
         if (!notes.isEmpty()) {
             System.out.println();
@@ -366,6 +377,7 @@ public final class BenchCommand implements Callable<Integer> {
         set(stepSeconds, v -> s.capacityStepSeconds = v);
         set(capacityP99, v -> s.capacityP99Ms = v);
         set(stepDownSeconds, v -> s.capacityStepDownSeconds = v);
+        set(moveTopicAfter, v -> s.moveTopicAfterSeconds = v);
         set(stockMaxConsumers, v -> s.stockMaxConsumers = v);
     }
 

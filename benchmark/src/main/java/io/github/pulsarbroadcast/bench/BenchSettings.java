@@ -99,6 +99,11 @@ public final class BenchSettings implements Cloneable {
     public int pauseSeconds = 30;
     /** When the pause starts, in seconds after the measured period started. */
     public int pauseAfterSeconds = 30;
+    /**
+     * A topic move ({@link TopicMove}): this many seconds into the measured period the topic is unloaded, and every
+     * consumer reconnects and resumes; 0 = none. Fleet client only.
+     */
+    public int moveTopicAfterSeconds;
 
     public BrokerKind broker = BrokerKind.PLUGIN;
     public String serviceUrl;
@@ -144,6 +149,7 @@ public final class BenchSettings implements Cloneable {
             p.durationSeconds = 2;
             p.rate = Math.max(rate, 5);
             p.pauseFraction = 0;
+            p.moveTopicAfterSeconds = 0;
             p.baselineSeconds = 0;
             p.lateGraceSeconds = 0;
             p.repeat = 1;
@@ -229,9 +235,14 @@ public final class BenchSettings implements Cloneable {
             return "the floor server publishes at one rate: no floor mode in a capacity run";
         }
         if (capacity() && (capacityRates.stream().anyMatch(r -> r <= 0) || capacityStepSeconds < 1
-                || capacityP99Ms < 1 || capacitySettleSeconds < 0 || capacityStepDownSeconds < 0 || pauseFraction > 0)) {
+                || capacityP99Ms < 1 || capacitySettleSeconds < 0 || capacityStepDownSeconds < 0
+                || pauseFraction > 0)) {
             return "--capacity-rates must be positive, --step-seconds and --capacity-p99 too; no pause in a capacity"
                     + " run";
+        }
+        if (moveTopicAfterSeconds < 0 || moveTopicAfterSeconds > 0 && (!fleet() || capacity())) {
+            return "--move-topic-after needs the fleet client (it counts the consumers that are subscribed again)"
+                    + " and a run that is not a capacity run; 0 = no move";
         }
         if (!fleet()) {
             return null;

@@ -43,6 +43,16 @@ interface ConsumerSide {
     /** Live P99 end-to-end latency (ms), for the progress bar. */
     long liveP99();
 
+    /** Consumers subscribed now, or -1 when this side does not count them (the Java client). */
+    default int active() {
+        return -1;
+    }
+
+    /** Successful subscribes so far, the first ones and every reconnect's; -1 when not counted. */
+    default long subscribes() {
+        return -1;
+    }
+
     /** Sets the backlog experiment's latency window. */
     void window(int window);
 

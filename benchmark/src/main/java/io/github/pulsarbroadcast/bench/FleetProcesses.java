@@ -34,6 +34,8 @@ final class FleetProcesses implements ConsumerSide {
     private static final int LAST_RECEIPT = 4;
     private static final int CATCHING_UP = 5;
     private static final int LIVE_P99 = 6;
+    private static final int ACTIVE = 9;
+    private static final int SUBSCRIBES = 10;
 
     private final BenchSettings s;
     private final Deliveries deliveries;
@@ -180,6 +182,16 @@ final class FleetProcesses implements ConsumerSide {
     @Override
     public long liveP99() {
         return max(p -> p.status(LIVE_P99));
+    }
+
+    @Override
+    public int active() {
+        return (int) sum(p -> p.status(ACTIVE));
+    }
+
+    @Override
+    public long subscribes() {
+        return sum(p -> p.status(SUBSCRIBES));
     }
 
     @Override

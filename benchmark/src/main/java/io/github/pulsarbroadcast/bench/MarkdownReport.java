@@ -72,6 +72,10 @@ final class MarkdownReport {
         if (!backlog.isEmpty()) {
             md.append("\n## Backlog: paused consumers catching up\n\n").append(backlog);
         }
+        String move = SummaryTables.moveTable(results);
+        if (!move.isEmpty()) {
+            md.append("\n## Topic move: everyone reconnects and resumes\n\n").append(move);
+        }
         String notes = notes(results);
         if (!notes.isEmpty()) {
             md.append("\n## Failures, skips and notes\n\n").append(notes);

@@ -51,6 +51,8 @@ public final class ModeResult {
     /** The measured window: from the first measured send to the last delivery. */
     public Window window;
     public Backlog backlog;
+    /** The topic move, when one was planned. */
+    public Move move;
     /**
      * Broadcast runs: where the time went inside the broker over the measured window, from the broker's own stage
      * histograms ({@code --metrics-interval}); says when the broker exported none.
@@ -273,6 +275,23 @@ public final class ModeResult {
         public Long recoveredAfterSeconds;
         /** Step back down: {@code [slice start (s), P99 of the slice's worst fan-out (ms)]}. */
         public List<long[]> slices;
+    }
+
+    /** A topic move during the run ({@code --move-topic-after}); times in s from the unload request. */
+    public static final class Move {
+        /** Into the measured period. */
+        public int afterSeconds;
+        /** Until the admin API answered the unload; null: no answer. */
+        public Double unloadSeconds;
+        /** Until every consumer was subscribed again (the fleet reports every 200 ms); null: not while publishing. */
+        public Double allBackSeconds;
+        public String unloadError;
+        /** Duplicates per consumer over the whole run (a move is where they come from). */
+        public Percentiles duplicatesPerConsumer;
+        public long duplicates;
+        public int consumersWithDuplicates;
+        /** Why there are no figures, when there are none. */
+        public String note;
     }
 
     /** The measured window. Threading: as above. */

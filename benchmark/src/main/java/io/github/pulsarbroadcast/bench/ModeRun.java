@@ -47,6 +47,8 @@ final class ModeRun {
     private ConsumerSide side;
     private RunMeter meter;
     private RunMetrics metrics;
+    /** The topic move, when one is planned; main thread. */
+    private TopicMove move;
     private String phase = "starting";
     private long phaseStartNanos = System.nanoTime();
 
@@ -192,6 +194,7 @@ final class ModeRun {
             metrics.publishingStarted(source);
         }
         PausePlan pause = PausePlan.create(s, trackers, source.startNanos());
+        move = TopicMove.create(s, source.startNanos(), n);
         if (pause != null) {
             side.window(LatencyRecorder.BEFORE);
         }
@@ -204,6 +207,9 @@ final class ModeRun {
                         side.firstReceipts(), side.liveP99()));
                 if (pause != null) {
                     pause.tick(System.nanoTime(), side, source);
+                }
+                if (move != null) {
+                    move.tick(System.nanoTime(), side, admin, topic);
                 }
                 checkHealth();
                 if (elapsed > giveUp) {
@@ -283,6 +289,9 @@ final class ModeRun {
                 result.latency = ResultCollector.latency(deliveries, source, s.warmupMessages(), s.totalMessages());
                 if (pausedAny()) {
                     result.backlog = ResultCollector.backlog(s, trackers, deliveries.latency());
+                }
+                if (move != null) {
+                    result.move = move.finish(trackers);
                 }
             }
             if (deliveries.listenerError() != null) {

@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.bench;
 
 import io.github.pulsarbroadcast.bench.core.Mode;
+import io.github.pulsarbroadcast.bench.core.Percentiles;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -202,6 +203,30 @@ final class SummaryTables {
                         r.client == null || floor.client == null ? NONE
                                 : ratio(r.client.cpuUsPerDelivery, floor.client.cpuUsPerDelivery)));
             }
+        }
+        return t.toString();
+    }
+
+    /** The topic move of each run that planned one; "" when none did. */
+    static String moveTable(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder();
+        for (ModeResult r : results) {
+            ModeResult.Move m = r.move;
+            if (m == null) {
+                continue;
+            }
+            if (t.length() == 0) {
+                t.append("| mode | consumers | moved at (s) | unload answered after (s) | everyone subscribed again"
+                        + " after (s) | duplicates per consumer P50 / P99 / max | consumers with duplicates | lost |\n"
+                        + "|---|---:|---:|---:|---:|---|---:|---:|\n");
+            }
+            Percentiles d = m.duplicatesPerConsumer;
+            t.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %s | %s | %,d | %s |%n", r.mode, r.consumers,
+                    m.note != null ? m.note : Integer.toString(m.afterSeconds),
+                    m.unloadSeconds == null ? (m.unloadError == null ? NONE : m.unloadError) : num(m.unloadSeconds),
+                    m.allBackSeconds == null ? "not while publishing" : num(m.allBackSeconds),
+                    d == null ? NONE : d.p50 + " / " + d.p99 + " / " + d.max, m.consumersWithDuplicates,
+                    r.delivery == null ? NONE : String.format(Locale.ROOT, "%,d", r.delivery.lost)));
         }
         return t.toString();
     }

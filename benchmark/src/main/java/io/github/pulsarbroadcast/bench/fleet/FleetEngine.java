@@ -66,6 +66,10 @@ public final class FleetEngine {
     private final AtomicInteger connected = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
     private final AtomicInteger closed = new AtomicInteger();
+    /** Consumers subscribed now (a reconnect counts again once it is subscribed). */
+    private final AtomicInteger active = new AtomicInteger();
+    /** Successful subscribes, the first ones and every reconnect's. */
+    private final LongAdder subscribes = new LongAdder();
     private final LongAdder reconnects = new LongAdder();
     private final LongAdder entryErrors = new LongAdder();
     private final LongAdder connectionsOpened = new LongAdder();
@@ -253,6 +257,17 @@ public final class FleetEngine {
         connected.incrementAndGet();
     }
 
+    /** A subscribe succeeded (the first or a reconnect's). */
+    void subscribed() {
+        active.incrementAndGet();
+        subscribes.increment();
+    }
+
+    /** A subscribed consumer lost its subscription (the broker closed it or the connection went away). */
+    void unsubscribed() {
+        active.decrementAndGet();
+    }
+
     void consumerFailed(String why) {
         failed.incrementAndGet();
         noteError(why);
@@ -277,9 +292,10 @@ public final class FleetEngine {
 
     /** The counters the benchmark JVM polls, as one status line. */
     public String status() {
-        return String.format("status %d %d %d %d %d %d %d %d %d", connected.get(), failed.get(),
+        return String.format("status %d %d %d %d %d %d %d %d %d %d %d", connected.get(), failed.get(),
                 deliveries.firstReceipts(), deliveries.allReceipts(), deliveries.lastReceiptNanos(),
-                deliveries.catchingUp(), deliveries.latency().liveP99(), reconnects.sum(), entryErrors.sum());
+                deliveries.catchingUp(), deliveries.latency().liveP99(), reconnects.sum(), entryErrors.sum(),
+                active.get(), subscribes.sum());
     }
 
     public String firstError() {

@@ -119,6 +119,7 @@ final class SimConsumer implements EntryReader.Sink {
         state = State.ACTIVE;
         handler = h;
         h.register(this);
+        engine.subscribed();
         backoffMs = INITIAL_BACKOFF_MS;
         if (!connectedOnce) {
             connectedOnce = true;
@@ -151,6 +152,7 @@ final class SimConsumer implements EntryReader.Sink {
     void disconnected(String why) {
         if (state == State.ACTIVE) {
             handler = null;
+            engine.unsubscribed();
             engine.reconnected();
             retryLater();
         } else if (state == State.STARTING) {

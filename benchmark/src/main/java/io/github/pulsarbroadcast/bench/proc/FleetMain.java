@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * up ({@link WarmUp}), then prints {@code ready} and reads commands,
  * one a line, on standard input and answers on standard output, where it also prints its counters every
  * {@code statusIntervalMs} ({@code status connected failed firstReceipts allReceipts lastReceiptNanos catchingUp
- * liveP99Ms reconnects entryErrors}):
+ * liveP99Ms reconnects entryErrors active
+ * subscribes}):
  * <ul>
  *   <li>{@code connect <startNanos>}: subscribe every consumer; connect times count from {@code startNanos}
  *       ({@link System#nanoTime} of the benchmark JVM: the same monotonic clock on one machine);</li>
