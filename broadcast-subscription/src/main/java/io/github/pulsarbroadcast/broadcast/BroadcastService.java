@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast;
 
 import io.github.pulsarbroadcast.broadcast.metrics.PublishLatencies;
+import io.github.pulsarbroadcast.broadcast.positions.ChunkReads;
 import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
@@ -36,6 +37,8 @@ public final class BroadcastService implements AutoCloseable {
     private final boolean onlyInterceptor;
     private final WindowBudget windowBudget;
     private final PublishLatencies publishLatencies = new PublishLatencies();
+    /** One chunk read of saved positions at a time on this broker's metadata store (see {@link ChunkReads}). */
+    private final ChunkReads chunkReads = new ChunkReads();
 
     public BroadcastService(PulsarService pulsar, BroadcastConfig config) {
         this.pulsar = pulsar;
@@ -57,7 +60,7 @@ public final class BroadcastService implements AutoCloseable {
     public PositionStore positionStore(String topic, String subscription) {
         return new MetadataPositionStore(pulsar.getLocalMetadataStore(),
                 TopicName.get(topic).getPersistenceNamingEncoding(), Codec.encode(subscription),
-                "[" + topic + "][" + subscription + "]", MetadataPositionStore.DEFAULT_CHUNK_BYTES);
+                "[" + topic + "][" + subscription + "]", MetadataPositionStore.DEFAULT_CHUNK_BYTES, chunkReads);
     }
 
     private void cursorNodeChanged(Notification n) {

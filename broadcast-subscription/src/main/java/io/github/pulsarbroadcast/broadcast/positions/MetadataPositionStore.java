@@ -40,8 +40,11 @@ public final class MetadataPositionStore implements PositionStore {
     public static final String ROOT = "/pulsar-broadcast/positions";
     /** The stock managed-ledger root whose cursor nodes ours mirror. */
     public static final String MANAGED_LEDGERS = "/managed-ledgers/";
-    /** Below ZooKeeper's default 1 MiB node limit (jute.maxbuffer) with room for the request. */
-    public static final int DEFAULT_CHUNK_BYTES = 512 * 1024;
+    /**
+     * A quarter of ZooKeeper's default 1 MiB packet limit ({@code jute.maxbuffer}): one chunk read, batched by the
+     * metadata store with other reads in flight, stays well below it ({@link ChunkReads}).
+     */
+    public static final int DEFAULT_CHUNK_BYTES = 256 * 1024;
 
     private static final int HEAD_MAGIC = 0x50424801; // "PBH" version 1
     /** magic, writer id, slot, chunks, length, CRC, saved-at wall-clock millis; then the inline snapshot. */
@@ -51,6 +54,7 @@ public final class MetadataPositionStore implements PositionStore {
     private final String path;
     private final String name;
     private final int chunkBytes;
+    private final ChunkReads chunkReads;
     private final long writerId = ThreadLocalRandom.current().nextLong();
 
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
@@ -66,10 +70,17 @@ public final class MetadataPositionStore implements PositionStore {
      */
     public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
                                  int chunkBytes) {
+        this(store, managedLedgerName, cursorName, logName, chunkBytes, new ChunkReads());
+    }
+
+    /** As above, with chunk reads one at a time over {@code chunkReads} (one per broker: see {@link ChunkReads}). */
+    public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
+                                 int chunkBytes, ChunkReads chunkReads) {
         this.store = store;
         this.path = ROOT + "/" + managedLedgerName + "/" + cursorName;
         this.name = logName;
         this.chunkBytes = chunkBytes;
+        this.chunkReads = chunkReads;
     }
 
     /** Our path for the stock cursor node at {@code path} ({@code /managed-ledgers/t/ns/persistent/x/c}), or null. */
@@ -141,9 +152,11 @@ public final class MetadataPositionStore implements PositionStore {
             h.get(inline);
             return CompletableFuture.completedFuture(decode(inline, savedAt));
         }
+        // One at a time (ChunkReads): read together, they would come back as one response above ZooKeeper's limit.
         List<CompletableFuture<Optional<GetResult>>> reads = new ArrayList<>();
         for (int i = 0; i < chunks; i++) {
-            reads.add(store.get(chunkPath(headSlot, i)));
+            String chunkPath = chunkPath(headSlot, i);
+            reads.add(chunkReads.read(() -> store.get(chunkPath)));
         }
         return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0])).thenApply(v -> {
             ByteBuffer all = ByteBuffer.allocate(length);
