@@ -79,10 +79,12 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private boolean tls;
     private ChannelHandlerContext flushFrom;
 
-    public BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastService service) {
+    /** {@code installer} is the broker's one ({@link BroadcastChannelInitializer#factory}). */
+    public BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastService service,
+                              SubscriptionInstaller installer) {
         super(pulsar, listenerName);
         this.service = service;
-        this.installer = new SubscriptionInstaller(service);
+        this.installer = installer;
         this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), new AckGate.Reads() {
             @Override
             public void pause() {

@@ -171,12 +171,18 @@ final class RetainedCursors {
         List<SavedPosition> out = new ArrayList<>(byName.size());
         for (Map.Entry<String, Slot> e : byName.entrySet()) {
             Slot slot = e.getValue();
+            // Rounded up to the second: consumers that left together (every one of them when the topic moves)
+            // then share one group of the snapshot instead of one each (SnapshotCodec), 3 bytes a consumer, not 36.
             long until = slot.attached != null ? 0
-                    : wallMillis + Math.max(1, (slot.expiresAtNanos - nowNanos) / 1_000_000);
+                    : ceilSecond(wallMillis + Math.max(1, (slot.expiresAtNanos - nowNanos) / 1_000_000));
             out.add(slot.cursor.save((acked, ranges) -> new SavedPosition(e.getKey(), acked.getLedgerId(),
                     acked.getEntryId(), ranges, until)));
         }
         return out;
+    }
+
+    private static long ceilSecond(long millis) {
+        return (millis + 999) / 1_000 * 1_000;
     }
 
     /**
