@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.it;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.LoggerContext;
@@ -16,12 +17,14 @@ import org.apache.logging.log4j.core.config.Property;
  */
 final class LogLines extends AbstractAppender implements AutoCloseable {
 
+    private static final AtomicInteger WATCHES = new AtomicInteger();
+
     private final String loggerName;
     private final String text;
     private final List<String> lines = new CopyOnWriteArrayList<>();
 
     private LogLines(String loggerName, String text) {
-        super("log-lines-" + System.identityHashCode(text), null, null, true, Property.EMPTY_ARRAY);
+        super("log-lines-" + WATCHES.incrementAndGet(), null, null, true, Property.EMPTY_ARRAY);
         this.loggerName = loggerName;
         this.text = text;
     }
