@@ -180,8 +180,10 @@ final class Charts {
             if (r.capacity == null || r.capacity.isEmpty()) {
                 continue;
             }
-            double[] xs = r.capacity.stream().mapToDouble(c -> c.deliveriesPerSecond).toArray();
-            double[] ys = r.capacity.stream().mapToDouble(c -> c.endToEnd.p99).toArray();
+            // The steps up only: the step back down would bend the curve back on itself (it is in the tables).
+            double[] xs = r.capacity.stream().filter(c -> !c.stepDown).mapToDouble(c -> c.deliveriesPerSecond)
+                    .toArray();
+            double[] ys = r.capacity.stream().filter(c -> !c.stepDown).mapToDouble(c -> c.endToEnd.p99).toArray();
             chart.addSeries(String.format(Locale.ROOT, "%s %,d", r.mode.cliName(), r.consumers), xs, ys)
                     .setMarker(SeriesMarkers.CIRCLE);
             series++;

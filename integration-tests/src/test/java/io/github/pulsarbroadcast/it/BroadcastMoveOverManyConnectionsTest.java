@@ -40,6 +40,9 @@ public class BroadcastMoveOverManyConnectionsTest extends BroadcastTestBase {
             }
             int before = installs.lines().size();
             cluster.admin().topics().unload(topic);
+            // Installed again (the clients may not have heard of the unload yet when it returns), then everyone back.
+            await("the subscription installed again").atMost(Duration.ofSeconds(60))
+                    .until(() -> installs.lines().size() > before);
             await("every consumer subscribed again").atMost(Duration.ofSeconds(60))
                     .until(() -> consumers.stream().allMatch(Consumer::isConnected));
             List<String> after = installs.lines().subList(before, installs.lines().size());

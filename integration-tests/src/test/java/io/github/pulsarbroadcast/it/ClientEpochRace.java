@@ -6,7 +6,8 @@ package io.github.pulsarbroadcast.it;
  * before the broker answered raises its own epoch without telling the broker, which then stamps every message with the
  * older epoch; the client drops them all ("Consumer filter old epoch message") until its next redelivery request or
  * reconnect. The broker cannot know the client's epoch, so stock Failover stalls the same way. A test that plays random
- * schedules uses this to tell that stall (healed by one more redelivery request) from a loss.
+ * schedules uses this to tell that stall (healed by one more redelivery request) from a loss. Its limit: a broker that
+ * stamped a wrong epoch on a consumer that also raced would be healed the same way and not caught.
  *
  * <p>Threading: the two {@link LogLines} collect on whichever thread logs; {@link #suspected} reads their snapshots.
  */

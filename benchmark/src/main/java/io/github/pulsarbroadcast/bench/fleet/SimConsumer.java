@@ -233,6 +233,7 @@ final class SimConsumer implements EntryReader.Sink {
         switch (state) {
             case ACTIVE:
                 state = State.CLOSING;
+                engine.unsubscribed();
                 handler.unregister(this);
                 sendClose();
                 break;

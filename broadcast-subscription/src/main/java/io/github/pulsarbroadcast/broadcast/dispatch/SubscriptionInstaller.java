@@ -73,7 +73,13 @@ public final class SubscriptionInstaller {
             return running.handle((v, e) -> null).thenCompose(v -> install(topic, name, initialPosition,
                     requestedProperties, allowCreate));
         }
-        CompletableFuture<Void> done = installOnce(topic, name, initialPosition, requestedProperties, allowCreate);
+        CompletableFuture<Void> done;
+        try {
+            done = installOnce(topic, name, initialPosition, requestedProperties, allowCreate);
+        } catch (RuntimeException e) {
+            // Never leave the entry behind: every later subscribe of this subscription on the broker would wait on it.
+            done = CompletableFuture.failedFuture(e);
+        }
         done.whenComplete((v, e) -> {
             installing.remove(key, mine);
             mine.complete(null);

@@ -1,10 +1,12 @@
 package io.github.pulsarbroadcast.broadcast.positions;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Lets one chunk read at a time reach the metadata store. Pulsar 2.10's batched ZooKeeper store sends the reads queued
+ * Lets one read of saved positions at a time (a head, which may hold a whole snapshot of up to a chunk, or a chunk)
+ * reach the metadata store. Pulsar 2.10's batched ZooKeeper store sends the reads queued
  * together as one multi-read whose size it does not bound (writes are bounded by {@code
  * metadataStoreBatchingMaxSizeKb}): chunk reads issued together come back as one response larger than ZooKeeper's
  * 1 MiB {@code jute.maxbuffer}, and the ZooKeeper client drops its connection ("Packet len ... is out of range"),
@@ -17,13 +19,19 @@ import java.util.function.Supplier;
  */
 public final class ChunkReads {
 
-    /** The last read handed out; guarded by {@code this}. */
-    private CompletableFuture<?> tail = CompletableFuture.completedFuture(null);
+    /** Completes when the last read handed out has; guarded by {@code this}. */
+    private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
 
-    /** Starts {@code read} once every read handed out before it has completed (successfully or not). */
+    /** A read that has not answered after this long fails, so that it cannot hold up the reads behind it. */
+    static final long TIMEOUT_SECONDS = 60;
+
+    /**
+     * Starts {@code read} once every read handed out before it has completed (successfully, failed or timed out after
+     * {@link #TIMEOUT_SECONDS}).
+     */
     public synchronized <T> CompletableFuture<T> read(Supplier<CompletableFuture<T>> read) {
-        CompletableFuture<T> next = tail.handle((v, e) -> null).thenCompose(v -> read.get());
-        tail = next;
+        CompletableFuture<T> next = tail.thenCompose(v -> read.get().orTimeout(TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        tail = next.handle((v, e) -> null); // holds no result: a chunk is 256 KiB
         return next;
     }
 }

@@ -104,7 +104,7 @@ public final class MetadataPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Loaded> load() {
-        return store.get(path).thenCompose(head -> {
+        return chunkReads.read(() -> store.get(path)).thenCompose(head -> {
             if (head.isEmpty()) {
                 return takeOver(-1, emptyHead(), 0).thenApply(v -> new Loaded(null, null, 0, false));
             }
@@ -152,7 +152,7 @@ public final class MetadataPositionStore implements PositionStore {
             h.get(inline);
             return CompletableFuture.completedFuture(decode(inline, savedAt));
         }
-        // One at a time (ChunkReads): read together, they would come back as one response above ZooKeeper's limit.
+        // One at a time (ChunkReads), heads too: read together, they come back as one response above ZooKeeper's limit.
         List<CompletableFuture<Optional<GetResult>>> reads = new ArrayList<>();
         for (int i = 0; i < chunks; i++) {
             String chunkPath = chunkPath(headSlot, i);
@@ -285,7 +285,7 @@ public final class MetadataPositionStore implements PositionStore {
 
     /** After a conditional write failed: another writer, or the state deleted (the subscription was deleted). */
     private void checkTakenOver() {
-        store.get(path).thenAccept(head -> {
+        chunkReads.read(() -> store.get(path)).thenAccept(head -> {
             synchronized (this) {
                 if (head.isEmpty()) {
                     deleted = true;
