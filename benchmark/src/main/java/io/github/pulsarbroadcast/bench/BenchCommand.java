@@ -195,6 +195,12 @@ public final class BenchCommand implements Callable<Integer> {
             + " (default 0).")
     Integer moveTopicAfter;
 
+    @Option(names = "--move-command", paramLabel = "COMMAND", description = "With --move-topic-after: run this shell"
+            + " command instead of the unload ({topic} is replaced by the topic's full name; output in"
+            + " move-command.log), for example a kill -9 of the owning broker of a local cluster:"
+            + " 'bin/pulsar-broadcast cluster kill $(bin/pulsar-broadcast cluster owner --topic {topic})'.")
+    String moveCommand;
+
     @Option(names = "--broker", paramLabel = "plugin|stock", description = "The broker JVM to start: 'plugin' (the"
             + " standalone with the broadcast plugin) or 'stock' (--no-plugin; broadcast modes are skipped)"
             + " (default plugin).")
@@ -378,6 +384,7 @@ public final class BenchCommand implements Callable<Integer> {
         set(capacityP99, v -> s.capacityP99Ms = v);
         set(stepDownSeconds, v -> s.capacityStepDownSeconds = v);
         set(moveTopicAfter, v -> s.moveTopicAfterSeconds = v);
+        set(moveCommand, v -> s.moveCommand = v);
         set(stockMaxConsumers, v -> s.stockMaxConsumers = v);
     }
 

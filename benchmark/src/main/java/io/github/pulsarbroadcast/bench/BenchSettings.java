@@ -2,10 +2,10 @@ package io.github.pulsarbroadcast.bench;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.github.pulsarbroadcast.bench.core.Mode;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.pulsar.common.net.ServiceURI;
 
 /**
  * Everything one benchmark invocation does: the workload, the modes, the broker and the output. Starts with the
@@ -104,6 +104,11 @@ public final class BenchSettings implements Cloneable {
      * consumer reconnects and resumes; 0 = none. Fleet client only.
      */
     public int moveTopicAfterSeconds;
+    /**
+     * The shell command that moves the topic instead of the admin API's unload ({@code {topic}} is replaced by the
+     * topic's full name), for example a kill of the owning broker; null: the unload.
+     */
+    public String moveCommand;
 
     public BrokerKind broker = BrokerKind.PLUGIN;
     public String serviceUrl;
@@ -150,6 +155,7 @@ public final class BenchSettings implements Cloneable {
             p.rate = Math.max(rate, 5);
             p.pauseFraction = 0;
             p.moveTopicAfterSeconds = 0;
+            p.moveCommand = null;
             p.baselineSeconds = 0;
             p.lateGraceSeconds = 0;
             p.repeat = 1;
@@ -209,8 +215,12 @@ public final class BenchSettings implements Cloneable {
             return true;
         }
         try {
-            String host = URI.create(serviceUrl).getHost();
-            return host != null && java.net.InetAddress.getByName(host).isLoopbackAddress();
+            for (String host : ServiceURI.create(serviceUrl).getServiceHosts()) {
+                if (!java.net.InetAddress.getByName(host.substring(0, host.lastIndexOf(':'))).isLoopbackAddress()) {
+                    return false;
+                }
+            }
+            return true;
         } catch (java.io.IOException | IllegalArgumentException e) {
             return false;
         }
@@ -239,6 +249,9 @@ public final class BenchSettings implements Cloneable {
                 || pauseFraction > 0)) {
             return "--capacity-rates must be positive, --step-seconds and --capacity-p99 too; no pause in a capacity"
                     + " run";
+        }
+        if (moveCommand != null && (moveTopicAfterSeconds <= 0 || moveCommand.isBlank())) {
+            return "--move-command needs --move-topic-after (when to run it) and a command";
         }
         if (moveTopicAfterSeconds < 0 || moveTopicAfterSeconds > 0 && (!fleet() || capacity())) {
             return "--move-topic-after needs the fleet client (it counts the consumers that are subscribed again)"

@@ -281,7 +281,9 @@ public final class ModeResult {
     public static final class Move {
         /** Into the measured period. */
         public int afterSeconds;
-        /** Until the admin API answered the unload; null: no answer. */
+        /** How the topic moved: "unload" (the admin API) or the {@code --move-command} given. */
+        public String by;
+        /** Until the admin API answered the unload, or the move command exited; null: neither. */
         public Double unloadSeconds;
         /** Until every consumer was subscribed again (the fleet reports every 200 ms); null: not while publishing. */
         public Double allBackSeconds;

@@ -231,6 +231,11 @@ final class ModeRun {
         if (source.failed() > 0) {
             result.notes.add(source.failed() + " sends failed (" + source.rejected() + " refused as the producer's"
                     + " queue was full); first error: " + source.firstError());
+            if (pause != null) {
+                result.notes.add("the backlog table's catch-up waits for every sequence number up to the target, so"
+                        + " with failed sends a paused consumer can count as not caught up although it holds every"
+                        + " message the broker stored (the delivery columns count only the sends that succeeded)");
+            }
         }
     }
 

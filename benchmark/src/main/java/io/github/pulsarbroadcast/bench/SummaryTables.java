@@ -216,14 +216,16 @@ final class SummaryTables {
                 continue;
             }
             if (t.length() == 0) {
-                t.append("| mode | consumers | moved at (s) | unload answered after (s) | everyone subscribed again"
-                        + " after (s) | duplicates per consumer P50 / P99 / max | consumers with duplicates | lost |\n"
+                t.append("| mode | consumers | moved at (s) | unload (or move command) done after (s)"
+                        + " | everyone subscribed again after (s) | duplicates per consumer P50 / P99 / max"
+                        + " | consumers with duplicates | lost |\n"
                         + "|---|---:|---:|---:|---:|---|---:|---:|\n");
             }
             Percentiles d = m.duplicatesPerConsumer;
             t.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %s | %s | %,d | %s |%n", r.mode, r.consumers,
                     m.note != null ? m.note : Integer.toString(m.afterSeconds),
-                    m.unloadSeconds == null ? (m.unloadError == null ? NONE : m.unloadError) : num(m.unloadSeconds),
+                    m.unloadSeconds == null ? (m.unloadError == null ? NONE : m.unloadError)
+                            : num(m.unloadSeconds) + (m.unloadError == null ? "" : " (" + m.unloadError + ")"),
                     m.allBackSeconds == null ? "not while publishing" : num(m.allBackSeconds),
                     d == null ? NONE : d.p50 + " / " + d.p99 + " / " + d.max, m.consumersWithDuplicates,
                     r.delivery == null ? NONE : String.format(Locale.ROOT, "%,d", r.delivery.lost)));

@@ -37,7 +37,7 @@ public final class BroadcastService implements AutoCloseable {
     private final boolean onlyInterceptor;
     private final WindowBudget windowBudget;
     private final PublishLatencies publishLatencies = new PublishLatencies();
-    /** One chunk read of saved positions at a time on this broker's metadata store (see {@link ChunkReads}). */
+    /** One read of saved positions (head or chunk) at a time on this broker's metadata store ({@link ChunkReads}). */
     private final ChunkReads chunkReads = new ChunkReads();
 
     public BroadcastService(PulsarService pulsar, BroadcastConfig config) {

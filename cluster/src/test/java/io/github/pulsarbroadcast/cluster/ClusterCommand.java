@@ -183,8 +183,22 @@ public final class ClusterCommand {
                 return false;
             }
             long pid = Long.parseLong(Files.readString(pidFile).trim());
-            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+            return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && !zombie(pid);
         } catch (IOException | NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whether {@code pid} has exited and only waits to be reaped by its parent (state Z in /proc): the JDK calls such
+     * a process alive, and one that exited during start-up stays so for a moment.
+     */
+    private static boolean zombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int end = stat.lastIndexOf(')');
+            return end > 0 && end + 2 < stat.length() && stat.charAt(end + 2) == 'Z';
+        } catch (IOException e) {
             return false;
         }
     }

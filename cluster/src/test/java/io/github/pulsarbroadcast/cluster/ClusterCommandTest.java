@@ -81,6 +81,11 @@ public class ClusterCommandTest {
         }
         assertTrue(r.output.matches("(?s).*topic " + topic + " is owned by broker-[12] \\(pulsar://127\\.0\\.0\\.1:"
                 + "[0-9]+\\).*"), r.output);
+        // 'owner' names the same broker alone on its line, for scripts (a kill of the owner).
+        ClusterCommand.Result owner = cluster.run("owner", "--topic", topic);
+        assertEquals(owner.exitCode, 0, owner.toString());
+        assertTrue(r.output.contains("is owned by " + owner.output.strip() + " ("), owner + "\n" + r.output);
+        assertTrue(cluster.run("owner").output.contains("owner needs --topic TOPIC"), "owner without --topic");
         // Both brokers are laid out like a Pulsar distribution, with what install-plugin.sh put there.
         for (String broker : cluster.brokers()) {
             Path home = cluster.dir().resolve(broker);

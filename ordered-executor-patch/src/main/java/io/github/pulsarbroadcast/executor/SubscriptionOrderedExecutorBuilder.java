@@ -62,8 +62,9 @@ public final class SubscriptionOrderedExecutorBuilder {
     }
 
     /**
-     * Sets the slow-task threshold: a task that runs longer is counted ({@link SubscriptionOrderedExecutor#slowTasks(int)}) and logged at
-     * WARN (at most once per thread every 10 s, as BookKeeper's {@code OrderedExecutor} warns on slow tasks).
+     * Sets the slow-task threshold: a task that runs longer is counted
+     * ({@link SubscriptionOrderedExecutor#slowTasks(int)}) and logged at WARN (at most once per thread every 10 s, as
+     * BookKeeper's {@code OrderedExecutor} warns on slow tasks).
      * The default is 100 ms; {@link Duration#ZERO} turns it off.
      *
      * @param threshold zero or positive

@@ -32,11 +32,14 @@ final class ClientGroup {
     private final Map<String, FleetHandler> channels = new HashMap<>();
     private final Map<FleetHandler, String> keys = new HashMap<>();
     private long nextRequestId;
+    /** Which of the service URL's hosts the next lookup goes to (in turn, starting at the group's own index). */
+    private int nextService;
 
     ClientGroup(FleetEngine engine, EventLoop loop, int connectionIndex) {
         this.engine = engine;
         this.loop = loop;
         this.connectionIndex = connectionIndex;
+        this.nextService = connectionIndex;
     }
 
     FleetEngine engine() {
@@ -57,7 +60,7 @@ final class ClientGroup {
 
     /** Finds the connection that {@code c} subscribes on and hands it to {@link SimConsumer#subscribeOn}. */
     void locate(SimConsumer c) {
-        InetSocketAddress service = engine.serviceAddress();
+        InetSocketAddress service = serviceAddress();
         if (!engine.spec().lookup) {
             withChannel(c, service, null, c::subscribeOn);
             return;
@@ -112,7 +115,7 @@ final class ClientGroup {
         boolean proxy = r.isProxyThroughServiceUrl();
         InetSocketAddress broker;
         try {
-            broker = address(url);
+            broker = engine.address(url);
         } catch (IllegalArgumentException e) {
             c.failedAttempt(ServerError.UnknownError, e.getMessage());
             return;
@@ -121,15 +124,28 @@ final class ClientGroup {
             if (redirects >= MAX_REDIRECTS) {
                 c.failedAttempt(ServerError.UnknownError, "more than " + MAX_REDIRECTS + " lookup redirects");
             } else if (proxy) {
-                withChannel(c, engine.serviceAddress(), url, h -> lookupTopic(c, h, authoritative, redirects + 1));
+                withChannel(c, serviceAddress(), url, h -> lookupTopic(c, h, authoritative, redirects + 1));
             } else {
                 withChannel(c, broker, null, h -> lookupTopic(c, h, authoritative, redirects + 1));
             }
         } else if (proxy) {
-            withChannel(c, engine.serviceAddress(), url, c::subscribeOn);
+            withChannel(c, serviceAddress(), url, c::subscribeOn);
         } else {
             withChannel(c, broker, null, c::subscribeOn);
         }
+    }
+
+    /**
+     * One of the service URL's hosts for a lookup, each in turn: with several, a lookup that failed on a broker that
+     * is gone goes to the next one on its retry, as the stock client's service-name resolver does.
+     */
+    private InetSocketAddress serviceAddress() {
+        InetSocketAddress[] all = engine.serviceAddresses();
+        if (all.length == 1) {
+            return all[0];
+        }
+        nextService = (nextService + 1) % all.length;
+        return all[nextService];
     }
 
     /** {@code pulsar://host:port} as a resolved address. */

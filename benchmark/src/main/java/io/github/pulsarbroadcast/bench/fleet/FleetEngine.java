@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.pulsar.common.allocator.PulsarByteBufAllocator;
+import org.apache.pulsar.common.net.ServiceURI;
 import org.apache.pulsar.common.protocol.Commands;
 
 /**
@@ -53,7 +54,8 @@ public final class FleetEngine {
     private final Deliveries deliveries;
     private final EventLoopGroup loops;
     private final Bootstrap bootstrap;
-    private final InetSocketAddress serviceAddress;
+    /** The service URL's hosts, one or more ({@code pulsar://a:6650,b:6650}), as the stock client takes them. */
+    private final InetSocketAddress[] serviceAddresses;
     private final SimConsumer[] consumers;
     private final ClientGroup[] groups;
     private final Map<String, InetSocketAddress> resolved = new ConcurrentHashMap<>();
@@ -98,7 +100,7 @@ public final class FleetEngine {
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 30_000)
                 .option(ChannelOption.ALLOCATOR, PulsarByteBufAllocator.DEFAULT);
-        this.serviceAddress = address(spec.serviceUrl);
+        this.serviceAddresses = serviceAddresses(spec.serviceUrl);
         int k = Math.max(1, spec.consumersPerConnection);
         this.groups = new ClientGroup[(spec.consumers + k - 1) / k];
         this.consumers = new SimConsumer[spec.consumers];
@@ -123,8 +125,24 @@ public final class FleetEngine {
         return readers.get();
     }
 
-    InetSocketAddress serviceAddress() {
-        return serviceAddress;
+    /** The service URL's hosts; a {@link ClientGroup} takes them in turn, as the stock client's resolver does. */
+    InetSocketAddress[] serviceAddresses() {
+        return serviceAddresses;
+    }
+
+    /**
+     * The hosts of a service URL with one or more of them ({@code pulsar://host:port[,host:port...]}), parsed by
+     * pulsar-common's {@link ServiceURI} as the stock client parses it (a host without a port gets 6650).
+     */
+    static InetSocketAddress[] serviceAddresses(String url) {
+        String[] hosts = ServiceURI.create(url).getServiceHosts();
+        InetSocketAddress[] addresses = new InetSocketAddress[hosts.length];
+        for (int i = 0; i < hosts.length; i++) {
+            int colon = hosts[i].lastIndexOf(':');
+            addresses[i] = new InetSocketAddress(hosts[i].substring(0, colon),
+                    Integer.parseInt(hosts[i].substring(colon + 1)));
+        }
+        return addresses;
     }
 
     /** {@code pulsar://host:port} resolved once. */

@@ -73,9 +73,8 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private volatile boolean clientSupportsBrokerEntryMetadata;
     /**
      * What sends need of the pipeline, fixed once the channel is set up (the TLS handler is added when the channel
-     * is initialized): looked up by the first send. Event loop only.
+     * is initialized): looked up by the first send ({@code flushFrom} null until then). Event loop only.
      */
-    private boolean pipelineKnown;
     private boolean tls;
     private ChannelHandlerContext flushFrom;
 
@@ -143,12 +142,11 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     }
 
     private void knowPipeline() {
-        if (!pipelineKnown) {
+        if (flushFrom == null) {
             ChannelHandlerContext own = ctx();
             tls = own.pipeline().get(SslHandler.class) != null;
             ChannelHandlerContext consolidation = own.pipeline().context(FlushConsolidationHandler.class);
             flushFrom = consolidation == null || tls ? own : consolidation;
-            pipelineKnown = true;
         }
     }
 

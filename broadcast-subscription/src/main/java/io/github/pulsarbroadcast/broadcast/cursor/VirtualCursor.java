@@ -17,8 +17,9 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * <p>Threading: acknowledgements arrive on random executor threads and the dispatcher works on the subscription's
  * ordered thread, so the state is split:
  * <ul>
- *   <li>ack state ({@link #acknowledged}, {@link #individualAcks}, kept as bounded ranges) is guarded by this object's monitor;
- *       {@code acknowledged} is also volatile so that the mark-delete scan reads it without locking;</li>
+ *   <li>ack state ({@link #acknowledged}, {@link #individualAcks}, kept as bounded ranges) is guarded by this
+ *       object's monitor; {@code acknowledged} is also volatile so that the mark-delete scan reads it without
+ *       locking;</li>
  *   <li>{@link #highestSent} is single-writer (the dispatcher thread) and volatile for the ack threads;</li>
  *   <li>{@link #next} is single-writer and read only by the dispatcher thread; {@link #permits} is single-writer
  *       and volatile for stats readers.</li>

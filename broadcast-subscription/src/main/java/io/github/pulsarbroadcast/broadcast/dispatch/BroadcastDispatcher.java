@@ -130,7 +130,7 @@ public final class BroadcastDispatcher implements Dispatcher {
         completeDisconnectIfEmpty();
     }
 
-    /** After stock code removed a consumer and found none left (see {@link SubscriptionEngine#waitingCursorDropped}). */
+    /** Stock code removed a consumer and found none left (see {@link SubscriptionEngine#waitingCursorDropped}). */
     void lastConsumerRemoved() {
         engine.waitingCursorDropped();
     }

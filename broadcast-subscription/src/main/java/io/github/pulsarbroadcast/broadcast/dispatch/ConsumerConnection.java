@@ -12,8 +12,8 @@ import org.apache.pulsar.common.protocol.ByteBufPair;
  * ({@code cnx} to {@code dispatch}) and the dispatch core runs in tests without a broker.
  *
  * <p>Threading: {@link #submit}, {@link #reachedEndOfTopic} and the registry methods may be called from any thread;
- * {@link #ctx}, {@link #writesFramesDirectly}, {@link #flushContext} and {@link #newMessageAndIntercept} only on the connection's event
- * loop (from {@link ConnectionSend#run}).
+ * {@link #ctx}, {@link #writesFramesDirectly}, {@link #flushContext} and {@link #newMessageAndIntercept} only on the
+ * connection's event loop (from {@link ConnectionSend#run}).
  */
 public interface ConsumerConnection {
 

@@ -22,7 +22,7 @@ public final class PublishLatencies {
 
     private final ConcurrentHashMap<String, Registration> byTopic = new ConcurrentHashMap<>();
 
-    /** A broadcast subscription of {@code topic} opened: returns the topic's histogram (shared by its subscriptions). */
+    /** A broadcast subscription of {@code topic} opened: returns the topic's histogram (its subscriptions share it). */
     public LatencyHistogram register(String topic) {
         return byTopic.compute(topic, (t, r) -> {
             Registration reg = r == null ? new Registration() : r;
