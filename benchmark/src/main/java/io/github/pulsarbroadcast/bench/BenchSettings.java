@@ -250,6 +250,9 @@ public final class BenchSettings implements Cloneable {
             return "--capacity-rates must be positive, --step-seconds and --capacity-p99 too; no pause in a capacity"
                     + " run";
         }
+        if (!lookup && serviceUrl != null && ServiceURI.create(serviceUrl).getServiceHosts().length > 1) {
+            return "--no-lookup subscribes on the service URL's broker itself: give it one host, not " + serviceUrl;
+        }
         if (moveCommand != null && (moveTopicAfterSeconds <= 0 || moveCommand.isBlank())) {
             return "--move-command needs --move-topic-after (when to run it) and a command";
         }

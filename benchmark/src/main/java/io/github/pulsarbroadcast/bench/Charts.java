@@ -91,7 +91,7 @@ final class Charts {
                 continue;
             }
             Percentiles p = r.latency.endToEnd;
-            chart.addSeries(r.mode.cliName(), labels, List.of(p.p50, p.p95, p.p99, p.p999, p.max));
+            chart.addSeries(r.mode.cliName() + repeatSuffix(r), labels, List.of(p.p50, p.p95, p.p99, p.p999, p.max));
             series++;
         }
         return series == 0 ? null : chart;
@@ -162,7 +162,7 @@ final class Charts {
             double[] xs = r.latency.overRun.stream().mapToDouble(p -> p[0]).toArray();
             double[] ys = r.latency.overRun.stream().mapToDouble(p -> p[1]).toArray();
             String name = r.mode.cliName() + (r.clientKind == null ? "" : " (" + r.clientKind + ")")
-                    + (r.repeat > 0 ? " #" + (r.repeat + 1) : "");
+                    + repeatSuffix(r);
             chart.addSeries(name, xs, ys).setMarker(SeriesMarkers.CIRCLE);
             series++;
         }
@@ -184,12 +184,17 @@ final class Charts {
             double[] xs = r.capacity.stream().filter(c -> !c.stepDown).mapToDouble(c -> c.deliveriesPerSecond)
                     .toArray();
             double[] ys = r.capacity.stream().filter(c -> !c.stepDown).mapToDouble(c -> c.endToEnd.p99).toArray();
-            chart.addSeries(String.format(Locale.ROOT, "%s %,d", r.mode.cliName(), r.consumers), xs, ys)
-                    .setMarker(SeriesMarkers.CIRCLE);
+            String name = String.format(Locale.ROOT, "%s %,d", r.mode.cliName(), r.consumers) + repeatSuffix(r);
+            chart.addSeries(name, xs, ys).setMarker(SeriesMarkers.CIRCLE);
             series++;
         }
         chart.getStyler().setXAxisDecimalPattern("#,###");
         return series == 0 ? null : chart;
+    }
+
+    /** " #2" for a mode's second run of one size ({@code --repeat}): series names must differ within a chart. */
+    private static String repeatSuffix(ModeResult r) {
+        return r.repeat > 0 ? " #" + (r.repeat + 1) : "";
     }
 
     private static void style(AxesChartStyler styler) {

@@ -284,6 +284,9 @@ final class ModeRun {
     private void finish(MessageSource source, ClientPool clients, long[] window) {
         enter("collecting");
         try {
+            if (move != null) {
+                move.stopCommand();
+            }
             if (result.delivery == null && source != null) {
                 if (side != null && side.trouble() == null) {
                     side.collect();

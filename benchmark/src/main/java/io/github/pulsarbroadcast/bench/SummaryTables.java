@@ -224,13 +224,18 @@ final class SummaryTables {
             Percentiles d = m.duplicatesPerConsumer;
             t.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %s | %s | %,d | %s |%n", r.mode, r.consumers,
                     m.note != null ? m.note : Integer.toString(m.afterSeconds),
-                    m.unloadSeconds == null ? (m.unloadError == null ? NONE : m.unloadError)
-                            : num(m.unloadSeconds) + (m.unloadError == null ? "" : " (" + m.unloadError + ")"),
+                    m.unloadSeconds == null ? (m.unloadError == null ? NONE : cell(m.unloadError))
+                            : num(m.unloadSeconds) + (m.unloadError == null ? "" : " (" + cell(m.unloadError) + ")"),
                     m.allBackSeconds == null ? "not while publishing" : num(m.allBackSeconds),
                     d == null ? NONE : d.p50 + " / " + d.p99 + " / " + d.max, m.consumersWithDuplicates,
                     r.delivery == null ? NONE : String.format(Locale.ROOT, "%,d", r.delivery.lost)));
         }
         return t.toString();
+    }
+
+    /** Text for a Markdown table cell: a {@code |} in it would end the cell. */
+    private static String cell(String text) {
+        return text.replace("|", "\\|");
     }
 
     private static String ratio(double a, double b) {

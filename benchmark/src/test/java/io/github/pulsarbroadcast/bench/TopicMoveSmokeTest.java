@@ -13,7 +13,8 @@ import org.testng.annotations.Test;
 /**
  * A topic move in the middle of a small fleet run against a real broker: the topic is unloaded, every consumer
  * reconnects, the report says when they were all subscribed again and how many duplicates each had, and nothing is
- * lost. The timings depend on the machine; only that they exist and the bookkeeping adds up is checked.
+ * lost. The timings depend on the machine; only that they exist and the bookkeeping adds up is checked. A move command
+ * ({@code --move-command}) gets the topic's name, writes its output to move-command.log, and its failure is reported.
  *
  * <p>Threading: TestNG's test thread runs the benchmark in this JVM; the benchmark forks the broker and the fleet.
  */
@@ -47,6 +48,24 @@ public class TopicMoveSmokeTest {
                 "the move's duplicates are the run's");
         assertEquals(move.get("duplicatesPerConsumer").get("count").asLong(), CONSUMERS);
         assertTrue(Files.readString(out.resolve("results.md")).contains("## Topic move"), "results.md has the table");
+    }
+
+    @Test(groups = "integration", timeOut = 300_000)
+    public void aMoveCommandRunsWithTheTopicAndItsFailureIsReported() throws Exception {
+        Path dir = out.resolve("command");
+        int exit = BenchMain.execute("--preset", "quick", "--client", "fleet", "--modes", "broadcast",
+                "--consumers", "5", "--rate", "5", "--warmup", "1", "--duration", "4", "--move-topic-after", "1",
+                "--move-command", "echo moving {topic}; exit 3", "--out", dir.toString(), "--no-progress");
+        assertEquals(exit, 0, "exit code");
+        JsonNode run = ReportChecks.report(dir).get("runs").get(0);
+        assertEquals(run.get("status").asText(), "ok", run.path("reason").asText());
+        JsonNode move = run.get("move");
+        assertEquals(move.get("by").asText(), "echo moving {topic}; exit 3");
+        assertTrue(move.get("unloadError").asText().contains("the move command exited with 3"), move.toString());
+        String log = Files.readString(dir.resolve("move-command.log"));
+        assertTrue(log.contains("moving " + run.get("topic").asText()), log);
+        assertTrue(log.startsWith("# "), "a line naming the run first: " + log);
+        assertEquals(run.get("delivery").get("lost").asLong(), 0, run.get("delivery").toString());
     }
 
     @AfterClass(alwaysRun = true)

@@ -85,7 +85,9 @@ public class ClusterCommandTest {
         ClusterCommand.Result owner = cluster.run("owner", "--topic", topic);
         assertEquals(owner.exitCode, 0, owner.toString());
         assertTrue(r.output.contains("is owned by " + owner.output.strip() + " ("), owner + "\n" + r.output);
-        assertTrue(cluster.run("owner").output.contains("owner needs --topic TOPIC"), "owner without --topic");
+        ClusterCommand.Result noTopic = cluster.run("owner");
+        assertEquals(noTopic.exitCode, 1, noTopic.toString());
+        assertTrue(noTopic.output.contains("owner needs --topic TOPIC"), noTopic.toString());
         // Both brokers are laid out like a Pulsar distribution, with what install-plugin.sh put there.
         for (String broker : cluster.brokers()) {
             Path home = cluster.dir().resolve(broker);

@@ -39,8 +39,8 @@ public class ClusterScriptTest {
     public void helpNamesEveryCommand() {
         ClusterCommand.Result r = cluster.run("help");
         assertEquals(r.exitCode, 0, r.toString());
-        for (String command : new String[] {"up", "status", "owner --topic", "down", "start NODE", "stop NODE", "kill NODE",
-            "pause NODE", "resume NODE", "plugin install", "--topic", "--no-plugin", "--ports"}) {
+        for (String command : new String[] {"up", "status", "owner --topic", "down", "start NODE", "stop NODE",
+            "kill NODE", "pause NODE", "resume NODE", "plugin install", "--topic", "--no-plugin", "--ports"}) {
             assertTrue(r.output.contains(command), command + " missing from:\n" + r.output);
         }
         ClusterCommand.Result top = ClusterCommand.exec(java.util.List.of("bash", ClusterCommand.script().toString(),

@@ -32,7 +32,7 @@ final class ClientGroup {
     private final Map<String, FleetHandler> channels = new HashMap<>();
     private final Map<FleetHandler, String> keys = new HashMap<>();
     private long nextRequestId;
-    /** Which of the service URL's hosts the next lookup goes to (in turn, starting at the group's own index). */
+    /** The service URL's host of the last lookup (the next takes the one after it; groups start spread out). */
     private int nextService;
 
     ClientGroup(FleetEngine engine, EventLoop loop, int connectionIndex) {

@@ -7,8 +7,9 @@ import java.net.InetSocketAddress;
 import org.testng.annotations.Test;
 
 /**
- * The fleet takes a service URL as the stock client does: one host or several ({@code --service-url} of a cluster,
- * so that lookups go on when one broker is gone), a host without a port on 6650, anything else refused.
+ * The fleet takes a service URL as the stock client does, through pulsar-common's {@code ServiceURI}: one host or
+ * several ({@code --service-url} of a cluster, so that lookups go on when one broker is gone), a host without a port on
+ * 6650, and a URL without a host refused.
  *
  * <p>Threading: TestNG's test thread only.
  */
@@ -29,7 +30,7 @@ public class ServiceAddressesTest {
     }
 
     @Test(timeOut = 10_000)
-    public void notAPulsarUrl() {
+    public void aUrlWithoutAHost() {
         expectThrows(IllegalArgumentException.class, () -> FleetEngine.serviceAddresses("http://"));
     }
 }
