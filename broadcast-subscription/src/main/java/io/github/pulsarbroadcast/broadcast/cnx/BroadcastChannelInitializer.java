@@ -28,23 +28,27 @@ public final class BroadcastChannelInitializer extends PulsarChannelInitializer 
 
     private final BroadcastService service;
     private final SubscriptionInstaller installer;
+    private final SubscribeFailures failures;
 
     private BroadcastChannelInitializer(PulsarService pulsar, PulsarChannelOptions opts, BroadcastService service,
-                                        SubscriptionInstaller installer) throws Exception {
+                                        SubscriptionInstaller installer, SubscribeFailures failures) throws Exception {
         super(pulsar, opts);
         this.service = service;
         this.installer = installer;
+        this.failures = failures;
     }
 
     /**
      * The factory handed to {@code BrokerService.setPulsarChannelInitializerFactory}. Every connection of the broker
      * (of every listener) shares one {@link SubscriptionInstaller}, so that the subscribes that arrive together after
      * a topic move, over many connections, wait for one load of the saved positions (with one per connection, 1,000
-     * connections of 100,000 consumers started hundreds of loads of a 3.6 MB snapshot, measured).
+     * connections of 100,000 consumers started hundreds of loads of a 3.6 MB snapshot, measured), and one
+     * {@link SubscribeFailures}, which keeps a storm of failed subscribes out of the WARN log.
      */
     public static Factory factory(BroadcastService service) {
         SubscriptionInstaller installer = new SubscriptionInstaller(service);
-        return (pulsar, opts) -> new BroadcastChannelInitializer(pulsar, opts, service, installer);
+        SubscribeFailures failures = new SubscribeFailures(System::nanoTime);
+        return (pulsar, opts) -> new BroadcastChannelInitializer(pulsar, opts, service, installer, failures);
     }
 
     @Override
@@ -55,6 +59,6 @@ public final class BroadcastChannelInitializer extends PulsarChannelInitializer 
 
     @Override
     protected ServerCnx newServerCnx(PulsarService pulsar, String listenerName) {
-        return new BroadcastServerCnx(pulsar, listenerName, service, installer);
+        return new BroadcastServerCnx(pulsar, listenerName, service, installer, failures);
     }
 }

@@ -63,6 +63,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     private final BroadcastService service;
     private final SubscriptionInstaller installer;
+    private final SubscribeFailures failures;
     /** Broadcast subscribes in flight, by consumer id; taken when the consumer attaches. */
     private final PendingJoins pendingJoins = new PendingJoins(System::nanoTime);
     /** Bounds the acks waiting to be applied. */
@@ -78,12 +79,13 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private boolean tls;
     private ChannelHandlerContext flushFrom;
 
-    /** {@code installer} is the broker's one ({@link BroadcastChannelInitializer#factory}). */
-    public BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastService service,
-                              SubscriptionInstaller installer) {
+    /** {@code installer} and {@code failures} are the broker's ones ({@link BroadcastChannelInitializer#factory}). */
+    BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastService service,
+                       SubscriptionInstaller installer, SubscribeFailures failures) {
         super(pulsar, listenerName);
         this.service = service;
         this.installer = installer;
+        this.failures = failures;
         this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), new AckGate.Reads() {
             @Override
             public void pause() {
@@ -194,6 +196,18 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         });
     }
 
+    private void logFailure(CommandSubscribe copy, Throwable cause) {
+        long unlogged = failures.failed();
+        if (unlogged >= 0) {
+            log.warn("[{}][{}] Broadcast subscribe failed: {} ({} more failed subscribes on this broker since the last"
+                    + " of these warnings, logged at DEBUG)", copy.getTopic(), copy.getSubscription(),
+                    cause.getMessage(), unlogged);
+        } else if (log.isDebugEnabled()) {
+            log.debug("[{}][{}] Broadcast subscribe failed: {}", copy.getTopic(), copy.getSubscription(),
+                    cause.getMessage());
+        }
+    }
+
     private void refuseUnauthorized(CommandSubscribe copy, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         log.warn("[{}][{}] Authorization check failed for role {}: {}", copy.getTopic(), copy.getSubscription(),
@@ -205,8 +219,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         if (error != null) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null
                     ? error.getCause() : error;
-            log.warn("[{}][{}] Broadcast subscribe failed: {}", copy.getTopic(), copy.getSubscription(),
-                    cause.getMessage());
+            logFailure(copy, cause);
             getCommandSender().sendErrorResponse(copy.getRequestId(), BrokerServiceException.getClientErrorCode(cause),
                     cause.getMessage());
             return;

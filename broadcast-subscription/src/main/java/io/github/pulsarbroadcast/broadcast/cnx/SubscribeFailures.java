@@ -1,0 +1,43 @@
+package io.github.pulsarbroadcast.broadcast.cnx;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Decides which failed broadcast subscribes of one broker are logged at WARN: the first in each
+ * {@link #INTERVAL_NANOS} window, with the number of failures since the previous WARN; the others go to DEBUG. After a
+ * crash, 100,000 consumers retry their subscribes against a broker that cannot serve the topic yet (the dead broker's
+ * session still owns it): one WARN per attempt was 277,237 lines (97 MB) in 30 s, measured on the process cluster
+ * (benchmarks.md, "Reconnect storm after a crash"). Stock Pulsar logs one line per failed subscribe.
+ *
+ * <p>Threading: any thread (the connections' event loops); {@link #windowStart} and {@link #unlogged} are atomics.
+ */
+final class SubscribeFailures {
+
+    static final long INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final LongSupplier nanoClock;
+    /** When the current window's WARN was logged; {@link Long#MIN_VALUE} before the first failure. */
+    private final AtomicLong windowStart = new AtomicLong(Long.MIN_VALUE);
+    /** Failures logged at DEBUG since the last WARN. */
+    private final AtomicLong unlogged = new AtomicLong();
+
+    SubscribeFailures(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+    }
+
+    /**
+     * A subscribe failed: returns -1 when this failure goes to DEBUG, else the number of failures logged at DEBUG
+     * since the previous WARN (this one is to be logged at WARN with that number).
+     */
+    long failed() {
+        long now = nanoClock.getAsLong();
+        long start = windowStart.get();
+        if ((start == Long.MIN_VALUE || now - start >= INTERVAL_NANOS) && windowStart.compareAndSet(start, now)) {
+            return unlogged.getAndSet(0);
+        }
+        unlogged.incrementAndGet();
+        return -1;
+    }
+}
