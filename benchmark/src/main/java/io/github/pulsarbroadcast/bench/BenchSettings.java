@@ -2,10 +2,11 @@ package io.github.pulsarbroadcast.bench;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.github.pulsarbroadcast.bench.core.Mode;
+import io.github.pulsarbroadcast.bench.fleet.FleetEngine;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.pulsar.common.net.ServiceURI;
 
 /**
  * Everything one benchmark invocation does: the workload, the modes, the broker and the output. Starts with the
@@ -215,13 +216,13 @@ public final class BenchSettings implements Cloneable {
             return true;
         }
         try {
-            for (String host : ServiceURI.create(serviceUrl).getServiceHosts()) {
-                if (!java.net.InetAddress.getByName(host.substring(0, host.lastIndexOf(':'))).isLoopbackAddress()) {
+            for (InetSocketAddress host : FleetEngine.serviceAddresses(serviceUrl)) {
+                if (host.getAddress() == null || !host.getAddress().isLoopbackAddress()) {
                     return false;
                 }
             }
             return true;
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) {
             return false;
         }
     }
@@ -250,7 +251,7 @@ public final class BenchSettings implements Cloneable {
             return "--capacity-rates must be positive, --step-seconds and --capacity-p99 too; no pause in a capacity"
                     + " run";
         }
-        if (!lookup && serviceUrl != null && ServiceURI.create(serviceUrl).getServiceHosts().length > 1) {
+        if (!lookup && serviceUrl != null && FleetEngine.serviceAddresses(serviceUrl).length > 1) {
             return "--no-lookup subscribes on the service URL's broker itself: give it one host, not " + serviceUrl;
         }
         if (moveCommand != null && (moveTopicAfterSeconds <= 0 || moveCommand.isBlank())) {

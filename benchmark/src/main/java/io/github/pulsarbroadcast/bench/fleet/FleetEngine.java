@@ -134,7 +134,7 @@ public final class FleetEngine {
      * The hosts of a service URL with one or more of them ({@code pulsar://host:port[,host:port...]}), parsed by
      * pulsar-common's {@link ServiceURI} as the stock client parses it (a host without a port gets 6650).
      */
-    static InetSocketAddress[] serviceAddresses(String url) {
+    public static InetSocketAddress[] serviceAddresses(String url) {
         String[] hosts = ServiceURI.create(url).getServiceHosts();
         InetSocketAddress[] addresses = new InetSocketAddress[hosts.length];
         for (int i = 0; i < hosts.length; i++) {
