@@ -61,7 +61,7 @@ public final class BenchSettings implements Cloneable {
     public int fleetProcesses;
     /** Fleet: Netty event-loop threads per process. */
     public int fleetThreads = 1;
-    public String fleetJavaOpts = "-Xms256m -Xmx2g -XX:+UseSerialGC -XX:MaxDirectMemorySize=1g";
+    public String fleetJavaOpts = "-Xms256m -Xmx2g -XX:+UseSerialGC -XX:MaxDirectMemorySize=4g";
     /** Fleet: connections per loopback source address; 0 = as many as one address's ephemeral ports allow. */
     public int connectionsPerAddress;
     /** Runs of every (N, mode) pair; modes rotate their order from one repetition to the next. */

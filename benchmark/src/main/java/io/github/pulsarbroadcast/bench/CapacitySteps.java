@@ -132,6 +132,7 @@ final class CapacitySteps {
     /** Publishes one step, lets its deliveries settle and collects; returns the step's counts and CPU. */
     private ModeResult.CapacityStep publish(Publisher p, double rate, int count) throws Exception {
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(s.capacityStepSeconds + 30L);
+        long receiptsBefore = side.firstReceipts();
         p.start();
         if (firstSendNanos == 0) {
             firstSendNanos = p.startNanos();
@@ -150,6 +151,7 @@ final class CapacitySteps {
             Thread.sleep(50);
         }
         long stepEnd = Math.max(side.lastReceiptNanos(), p.lastSendNanos());
+        long receiptsInWindow = side.firstReceipts() - receiptsBefore;
         lastDeliveryNanos = stepEnd;
         side.collect();
         ModeResult.CapacityStep step = new ModeResult.CapacityStep();
@@ -165,8 +167,12 @@ final class CapacitySteps {
         double broker = meter.cpuSeconds(CpuSampler.Group.BROKER, p.startNanos(), stepEnd);
         double clients = meter.cpuSeconds(CpuSampler.Group.CLIENTS, p.startNanos(), stepEnd);
         step.brokerCpuPerSecond = Math.round(broker / seconds * 1000) / 1000.0;
-        step.brokerCpuUsPerDelivery = perDelivery(broker, step.delivered);
-        step.clientsCpuUsPerDelivery = perDelivery(clients, step.delivered);
+        // CPU per delivery divides by every delivery in the CPU window, earlier steps' late ones included: divided by
+        // the step's own deliveries, a step that drains an earlier backlog (or whose own arrive after the window)
+        // looked twice as expensive as it was.
+        step.deliveredInWindow = receiptsInWindow;
+        step.brokerCpuUsPerDelivery = perDelivery(broker, receiptsInWindow);
+        step.clientsCpuUsPerDelivery = perDelivery(clients, receiptsInWindow);
         return step;
     }
 

@@ -103,14 +103,28 @@ final class Drain {
     }
 
     private void noteFleet(FleetState fleet) {
+        noteFleet(s, result, fleet);
+    }
+
+    /**
+     * Records the fleet's reconnects and unreadable entries; a run that did not move the topic and still saw them
+     * fails (its consumers' side broke, so its figures are not the broker's).
+     */
+    static void noteFleet(BenchSettings s, ModeResult result, FleetState fleet) {
         if (fleet == null) {
             return;
         }
         result.client.reconnects = fleet.reconnects;
         result.client.entryErrors = fleet.entryErrors;
         if (fleet.reconnects > 0 || fleet.entryErrors > 0) {
-            result.notes.add(String.format("the fleet reconnected %,d times and could not read %,d entries; first"
-                    + " error: %s", fleet.reconnects, fleet.entryErrors, fleet.firstError));
+            String what = String.format("the fleet reconnected %,d times and could not read %,d entries; first"
+                    + " error: %s", fleet.reconnects, fleet.entryErrors, fleet.firstError);
+            result.notes.add(what);
+            if (s.moveTopicAfterSeconds <= 0) {
+                // Nothing in the run moved the topic: the consumers' side failed (for example the fleet ran out of
+                // direct memory), so the figures measure its recovery, not the broker.
+                result.fail(what);
+            }
         }
     }
 

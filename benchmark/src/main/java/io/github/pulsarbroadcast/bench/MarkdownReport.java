@@ -62,7 +62,10 @@ final class MarkdownReport {
         String capacity = SummaryTables.capacitySummary(results);
         if (!capacity.isEmpty()) {
             md.append("\n## Capacity: the highest sustained rate\n\n").append(capacity)
-                    .append("\n").append(SummaryTables.capacitySteps(results));
+                    .append("\n").append(SummaryTables.capacitySteps(results))
+                    .append("\nEach step's delivered share and latency are its own messages'; its CPU per delivery"
+                            + " divides the CPU of its window (its first send to its last delivery) by every delivery"
+                            + " in that window, an earlier step's late ones included.\n");
         }
         String floor = SummaryTables.floorTable(results);
         if (!floor.isEmpty()) {

@@ -260,6 +260,9 @@ public final class ModeResult {
         public Percentiles worstFanOut;
         public Percentiles sendLag;
         public boolean scheduleKept;
+        /** Every delivery in the step's window (first send to last delivery), any step's message: what its CPU did. */
+        public long deliveredInWindow;
+        /** Broker CPU over the step's window divided by {@link #deliveredInWindow}. */
         public double brokerCpuUsPerDelivery;
         /** Broker CPU seconds per second over the step's window (1.0 = one core). */
         public double brokerCpuPerSecond;

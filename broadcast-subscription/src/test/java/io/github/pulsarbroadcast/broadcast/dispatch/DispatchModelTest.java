@@ -1,5 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import static org.testng.Assert.assertTrue;
+
 import org.testng.annotations.Test;
 
 /**
@@ -31,11 +33,19 @@ public class DispatchModelTest {
      * (AckRanges.dropOpenResidue; VirtualCursorTest names the case).
      * 3619332101975234: a consumer's retention ran out, the mark-delete moved past its position, then the broker
      * crashed before the next save: the new owner restores the stale position (the model expected the old one; it
-     * now expects it no lower than the mark-delete, where the engine starts restored positions). Some schedules depend on the iteration order of
+     * now expects it no lower than the mark-delete, where the engine starts restored positions).
+     * 3235706080123355: a reset-cursor ended less than a second after a restored position's retention ran out in the
+     * model; the engine still kept it (saved expiry times are whole seconds) and restarted it at the reset position,
+     * so the consumer resumed where the model said it had been dropped. A model error: the model now accepts either
+     * within that second, as the engine's save at the reset shows.
+     * 3043750001251942: a name's retention ran out, it joined again afresh (at the mark-delete), and the broker crashed
+     * before the next save: the new owner restored the name's earlier saved position, which that consumer had
+     * acknowledged before (ahead of its fresh start). A model error: the model now expects the saved position. Some schedules depend on the iteration order of
      * identity-keyed maps (sends per connection), so a seed may need a few runs to fail again.
      */
     private static final long[] REGRESSIONS = {659425918276707L, 2984048002117372L, 3234608335796003L,
-        2802040778097299L, 1294864897593036L, 3619332101975234L};
+        2802040778097299L, 1294864897593036L, 3619332101975234L, 3235706080123355L,
+        3043750001251942L};
 
     @Test(groups = "unit", timeOut = 60_000)
     public void schedulesThatOnceFailed() {
@@ -57,8 +67,13 @@ public class DispatchModelTest {
                 * 1_000_003L;
         System.out.println("DispatchModelTest: " + SCHEDULES + " schedules of " + STEPS + " steps, seeds from "
                 + base);
+        long holds = 0;
         for (int i = 0; i < SCHEDULES; i++) {
-            new DispatchModel(base + i).run(STEPS);
+            holds += new DispatchModel(base + i).run(STEPS);
         }
+        System.out.println("DispatchModelTest: consumers held back for a larger refill: " + holds);
+        // Half of the schedules run with the refill hold on; a model whose consumers never fall behind with half a
+        // queue would not test it.
+        assertTrue(SCHEDULES < 100 || holds > 0, "no schedule held a consumer back for a larger refill");
     }
 }
