@@ -113,8 +113,8 @@ public final class BenchCommand implements Callable<Integer> {
     Integer fleetThreads;
 
     @Option(names = "--fleet-java-opts", paramLabel = "OPTS", description = "JVM options of each fleet process and of"
-            + " the floor server (default -Xms256m -Xmx2g -XX:+UseSerialGC -XX:MaxDirectMemorySize=4g; with 1g the fleet"
-            + " ran out of direct memory at 100,000 consumers past the broker's sustainable rate).")
+            + " the floor server (default -Xms256m -Xmx2g -XX:+UseSerialGC -XX:MaxDirectMemorySize=4g; with 1g the"
+            + " fleet ran out of direct memory at 100,000 consumers past the broker's sustainable rate).")
     String fleetJavaOpts;
 
     @Option(names = "--connections-per-address", paramLabel = "N", description = "Fleet: connections per loopback"

@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.bench;
 import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
 import io.github.pulsarbroadcast.bench.core.Deliveries;
 import io.github.pulsarbroadcast.bench.core.Percentiles;
+import io.github.pulsarbroadcast.bench.fleet.FleetState;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -32,6 +33,8 @@ final class CapacitySteps {
     private final BitSet ackedAll = new BitSet();
     private long firstSendNanos;
     private long lastDeliveryNanos;
+    /** The fleet's state at the last step's end (null with the Java client). */
+    private FleetState fleet;
 
     CapacitySteps(BenchSettings s, Deliveries deliveries, ConsumerSide side, RunMeter meter, HealthCheck health) {
         this.s = s;
@@ -49,6 +52,11 @@ final class CapacitySteps {
 
     long firstSendNanos() {
         return firstSendNanos;
+    }
+
+    /** The fleet's reconnects and errors over every step so far (null with the Java client). */
+    FleetState fleet() {
+        return fleet;
     }
 
     long lastDeliveryNanos() {
@@ -77,11 +85,12 @@ final class CapacitySteps {
             own.subtract(before);
             before = now;
             judge(step, own, seq, count);
+            boolean fleetFailed = fleetFailed(step, steps, fleet == null ? null : fleet.firstError);
             steps.add(step);
             System.err.printf(Locale.ROOT, "%s: %,.0f deliveries/s, P99 %,d ms, %s%n", label,
                     step.deliveriesPerSecond, step.endToEnd.p99, step.passed ? "passed" : step.stoppedBecause);
             if (!step.passed) {
-                if (s.capacityStepDownSeconds > 0) {
+                if (s.capacityStepDownSeconds > 0 && !fleetFailed) {
                     steps.add(stepDown(producer, label, steps, before, seq + count));
                 }
                 break;
@@ -129,6 +138,23 @@ final class CapacitySteps {
         return step;
     }
 
+    /**
+     * A step in which the fleet reconnected or could not read entries fails, and the run stops there without a step
+     * back down: from then on the figures measure the fleet's recovery (at 1 GiB of direct memory the fleet once ran
+     * out past the sustainable rate and resubscribed hundreds of thousands of times, unreported).
+     */
+    static boolean fleetFailed(ModeResult.CapacityStep step, List<ModeResult.CapacityStep> earlier,
+                               String firstError) {
+        long before = earlier.isEmpty() ? 0 : earlier.get(earlier.size() - 1).fleetErrors;
+        if (step.fleetErrors <= before) {
+            return false;
+        }
+        step.passed = false;
+        step.stoppedBecause = String.format(Locale.ROOT, "the fleet reconnected or failed to read %,d times (first"
+                + " error: %s)", step.fleetErrors - before, firstError);
+        return true;
+    }
+
     /** Publishes one step, lets its deliveries settle and collects; returns the step's counts and CPU. */
     private ModeResult.CapacityStep publish(Publisher p, double rate, int count) throws Exception {
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(s.capacityStepSeconds + 30L);
@@ -153,8 +179,9 @@ final class CapacitySteps {
         long stepEnd = Math.max(side.lastReceiptNanos(), p.lastSendNanos());
         long receiptsInWindow = side.firstReceipts() - receiptsBefore;
         lastDeliveryNanos = stepEnd;
-        side.collect();
+        fleet = side.collect();
         ModeResult.CapacityStep step = new ModeResult.CapacityStep();
+        step.fleetErrors = fleet == null ? 0 : fleet.reconnects + fleet.entryErrors;
         step.rate = rate;
         step.messages = count;
         ModeResult.Delivery d = ResultCollector.delivery(trackers, acked);
@@ -168,8 +195,8 @@ final class CapacitySteps {
         double clients = meter.cpuSeconds(CpuSampler.Group.CLIENTS, p.startNanos(), stepEnd);
         step.brokerCpuPerSecond = Math.round(broker / seconds * 1000) / 1000.0;
         // CPU per delivery divides by every delivery in the CPU window, earlier steps' late ones included: divided by
-        // the step's own deliveries, a step that drains an earlier backlog (or whose own arrive after the window)
-        // looked twice as expensive as it was.
+        // the step's own deliveries only, a step back down that drains the failed step's backlog looked more
+        // expensive than it was.
         step.deliveredInWindow = receiptsInWindow;
         step.brokerCpuUsPerDelivery = perDelivery(broker, receiptsInWindow);
         step.clientsCpuUsPerDelivery = perDelivery(clients, receiptsInWindow);

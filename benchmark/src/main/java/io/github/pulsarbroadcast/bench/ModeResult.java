@@ -260,6 +260,8 @@ public final class ModeResult {
         public Percentiles worstFanOut;
         public Percentiles sendLag;
         public boolean scheduleKept;
+        /** The fleet's reconnects plus unreadable entries from the run's start to this step's end. */
+        public long fleetErrors;
         /** Every delivery in the step's window (first send to last delivery), any step's message: what its CPU did. */
         public long deliveredInWindow;
         /** Broker CPU over the step's window divided by {@link #deliveredInWindow}. */

@@ -250,6 +250,7 @@ final class ModeRun {
                     .ifPresent(c -> result.sustained = c);
             result.delivery = ResultCollector.delivery(trackers, steps.acked());
             result.delivery.totalMessages = s.totalMessages();
+            Drain.noteFleet(s, result, steps.fleet());
             window[0] = steps.firstSendNanos();
             window[1] = steps.lastDeliveryNanos();
         } finally {

@@ -145,9 +145,9 @@ final class SummaryTables {
     /** Every step of every capacity run. */
     static String capacitySteps(List<ModeResult> results) {
         StringBuilder t = new StringBuilder("| mode | consumers | rate (msg/s) | deliveries/s | E2E P50 | P99 | max"
-                + " | worst fan-out max | delivered | all deliveries in window | send lag max (ms) | broker CPU (cores)"
-                + " | broker CPU us/delivery | clients CPU us/delivery | result |\n|---|---:|---:|---:|---:|---:|---:|---:"
-                + "|---:|---:|---:|---:|---:|---:|---|\n");
+                + " | worst fan-out max | delivered | all deliveries in window | send lag max (ms)"
+                + " | broker CPU (cores) | broker CPU us/delivery | clients CPU us/delivery | result |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ModeResult r : results) {
             for (ModeResult.CapacityStep c : r.capacity == null ? List.<ModeResult.CapacityStep>of() : r.capacity) {
                 t.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %,d | %,d | %,d | %,d | %s | %,d | %,d"

@@ -48,6 +48,9 @@ public class CapacitySmokeTest {
             assertTrue(step.get("delivered").asLong() <= step.get("expected").asLong());
             if (step.get("passed").asBoolean()) {
                 assertTrue(step.get("delivered").asLong() >= 0.99 * step.get("expected").asLong());
+                // CPU per delivery divides by every delivery of the step's window, which holds its own.
+                assertTrue(step.get("deliveredInWindow").asLong() >= 0.9 * step.get("delivered").asLong(),
+                        step.toString());
                 lastPassed = step;
             } else {
                 assertTrue(step.hasNonNull("stoppedBecause"), "a failed step says why");

@@ -10,7 +10,8 @@ import org.testng.annotations.Test;
 /**
  * A run whose consumer fleet reconnected although nothing moved the topic is not the broker's result: at 100,000
  * consumers past the sustainable rate the fleet once ran out of its 1 GiB of direct memory, reconnected 138,900
- * times, and the run still reported "ok" with the broker's figures (benchmarks.md, "Capacity and overload").
+ * times, and the run still reported "ok" with the broker's figures; capacity runs did not even record the
+ * reconnects (benchmarks.md, "Overload, ninth session").
  */
 public class FleetErrorsFailTheRunTest {
 
@@ -45,6 +46,25 @@ public class FleetErrorsFailTheRunTest {
         Drain.noteFleet(s, result, reconnected(1_000));
         assertTrue(result.ok(), result.status);
         assertEquals(result.notes.size(), 1, "still noted");
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aCapacityStepInWhichTheFleetReconnectedFails() {
+        ModeResult.CapacityStep first = new ModeResult.CapacityStep();
+        first.passed = true;
+        first.fleetErrors = 0;
+        ModeResult.CapacityStep second = new ModeResult.CapacityStep();
+        second.passed = true;
+        second.fleetErrors = 0;
+        assertTrue(!CapacitySteps.fleetFailed(second, java.util.List.of(first), null) && second.passed,
+                "no reconnects: the step stands");
+        ModeResult.CapacityStep third = new ModeResult.CapacityStep();
+        third.passed = true;
+        third.fleetErrors = 306_000;
+        assertTrue(CapacitySteps.fleetFailed(third, java.util.List.of(first, second), "OutOfDirectMemoryError"));
+        assertTrue(!third.passed, "a step in which the fleet reconnected does not pass");
+        assertTrue(third.stoppedBecause.contains("306,000") && third.stoppedBecause.contains("OutOfDirectMemory"),
+                third.stoppedBecause);
     }
 
     @Test(groups = "unit", timeOut = 10_000)

@@ -31,7 +31,6 @@ public final class BroadcastConfig {
     static final String ACKS_ON_EVENT_LOOP = PREFIX + "AcksOnEventLoop";
     static final String POSITION_SYNC_INTERVAL_MS = PREFIX + "PositionSyncIntervalMs";
     static final String CONSUMER_RETENTION_SECONDS = PREFIX + "ConsumerRetentionSeconds";
-    static final String BEHIND_REFILL_WAIT_MS = PREFIX + "BehindRefillWaitMs";
 
     /** Every key with its range, in documentation order; the default is computed in {@link #from}. */
     private static final Map<String, long[]> RANGES = new LinkedHashMap<>();
@@ -52,7 +51,6 @@ public final class BroadcastConfig {
         RANGES.put(ACKS_ON_EVENT_LOOP, null);
         RANGES.put(POSITION_SYNC_INTERVAL_MS, new long[] {0, 3_600_000});
         RANGES.put(CONSUMER_RETENTION_SECONDS, new long[] {0, 31_536_000});
-        RANGES.put(BEHIND_REFILL_WAIT_MS, new long[] {0, 10_000});
     }
 
     private final boolean enabled;
@@ -70,7 +68,6 @@ public final class BroadcastConfig {
     private final boolean acksOnEventLoop;
     private final long positionSyncIntervalMs;
     private final long consumerRetentionSeconds;
-    private final long behindRefillWaitMs;
 
     private BroadcastConfig(Properties p) {
         this.enabled = parseBoolean(p, ENABLED, true);
@@ -88,7 +85,6 @@ public final class BroadcastConfig {
         this.acksOnEventLoop = parseBoolean(p, ACKS_ON_EVENT_LOOP, true);
         this.positionSyncIntervalMs = parseLong(p, POSITION_SYNC_INTERVAL_MS, 5000);
         this.consumerRetentionSeconds = parseLong(p, CONSUMER_RETENTION_SECONDS, 86_400);
-        this.behindRefillWaitMs = parseLong(p, BEHIND_REFILL_WAIT_MS, 0);
     }
 
     /** The defaults, as documented. */
@@ -155,15 +151,6 @@ public final class BroadcastConfig {
      */
     public long consumerRetentionSeconds() {
         return consumerRetentionSeconds;
-    }
-
-    /**
-     * How long, at most (one to two times this), a consumer behind the tail whose permits are at most half of its
-     * receiver queue waits for its next refill before it is served, so that it is served in larger passes; 0 serves
-     * it at once.
-     */
-    public long behindRefillWaitMs() {
-        return behindRefillWaitMs;
     }
 
     /** Most entries one storage read asks for. */
@@ -265,7 +252,6 @@ public final class BroadcastConfig {
                 + STATS_INTERVAL_MS + "=" + statsIntervalMs + ", " + MAX_ACK_RANGES + "=" + maxAckRangesPerConsumer
                 + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection + ", " + ACKS_ON_EVENT_LOOP + "="
                 + acksOnEventLoop + ", " + POSITION_SYNC_INTERVAL_MS + "="
-                + positionSyncIntervalMs + ", " + CONSUMER_RETENTION_SECONDS + "=" + consumerRetentionSeconds + ", " + BEHIND_REFILL_WAIT_MS + "="
-                + behindRefillWaitMs;
+                + positionSyncIntervalMs + ", " + CONSUMER_RETENTION_SECONDS + "=" + consumerRetentionSeconds;
     }
 }

@@ -54,10 +54,6 @@ public final class BroadcastConsumer {
      * (it sees the position as attached) would otherwise send on them. Dispatch thread only.
      */
     boolean joined;
-    /** The largest flow this consumer sent (its receiver queue, for stock clients); dispatch thread only. */
-    int largestFlow;
-    /** The generation of its refill hold, or one of {@link RefillBatches}' markers; dispatch thread only. */
-    long heldIn;
     /** The consumer epoch messages carry (Failover redelivery); dispatch thread only. */
     long epoch;
     /** Set once when the consumer leaves; volatile so event-loop writes stop for it. */

@@ -18,8 +18,6 @@ public final class DispatchCounters {
     volatile long consumersSkippedForward;
     volatile long readFailures;
     volatile long entriesSkippedUnreadable;
-    /** Consumers behind the tail held back for a larger refill ({@link RefillBatches}). */
-    volatile long refillsHeld;
     /** Sends handed to connections: each one event-loop task, one write and one flush. */
     volatile long connectionSends;
     /** The thread that last ran the subscription's periodic dispatch work. */
@@ -104,11 +102,6 @@ public final class DispatchCounters {
     /** Entries skipped because storage can never return them ({@code autoSkipNonRecoverableData}). */
     public long entriesSkippedUnreadable() {
         return entriesSkippedUnreadable;
-    }
-
-    /** Consumers behind the tail held back for a larger refill. */
-    public long refillsHeld() {
-        return refillsHeld;
     }
 
     /** Sends handed to connections (one write and one flush each); deliveries per send tell the pass size. */

@@ -25,7 +25,6 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Catch-up read</b> (one at a time, {@link CatchUpReads}): a consumer behind the window is
  *       {@code CATCHING_UP}; the read serves every catching-up consumer whose position falls inside it.</li>
  * </ul>
- * A consumer behind the tail with a small refill may first be held back for a larger one ({@link RefillBatches}).
  * Every position a consumer waits at is normalized to a real entry first ({@link SubscriptionStorage#normalize}):
  * a position past the end of a ledger that rolled over names nothing, and a read of it fails forever.
  *
@@ -43,7 +42,6 @@ final class FanOut {
     final EntryWindow window;
     private final TailReads tail;
     private final CatchUpReads catchUp;
-    private final RefillBatches refills;
 
     private final ArrayDeque<BroadcastConsumer> pending = new ArrayDeque<>();
     private boolean servicePassScheduled;
@@ -58,7 +56,6 @@ final class FanOut {
         this.window = new EntryWindow(config.windowMaxEntries(), config.windowMaxBytes(), budget);
         this.tail = new TailReads(this);
         this.catchUp = new CatchUpReads(this);
-        this.refills = new RefillBatches(this, config.behindRefillWaitMs());
     }
 
     boolean isClosed() {
@@ -87,9 +84,6 @@ final class FanOut {
             return;
         }
         bc.cursor.addPermits(permits);
-        if (permits > bc.largestFlow) {
-            bc.largestFlow = permits;
-        }
         if (bc.state == BroadcastConsumer.State.IDLE) {
             place(bc);
         }
@@ -156,7 +150,6 @@ final class FanOut {
         tail.clear();
         pending.clear();
         catchUp.clear();
-        refills.clear();
     }
 
     // ----- where a consumer waits -----
@@ -172,10 +165,7 @@ final class FanOut {
         PositionImpl next = storage.normalize(bc.cursor.next());
         bc.cursor.advanceNextTo(next);
         if (next.compareTo(tail.frontier()) >= 0) {
-            bc.heldIn = RefillBatches.NOT_HELD;
             tail.await(bc);
-        } else if (refills.hold(bc)) {
-            bc.state = BroadcastConsumer.State.IDLE;
         } else if (window.covers(next)) {
             bc.state = BroadcastConsumer.State.PENDING;
             pending.add(bc);
@@ -286,9 +276,9 @@ final class FanOut {
                 continue;
             }
             send.timing(timing);
-            owner.counters().connectionSends++;
             try {
                 e.getKey().submit(send);
+                owner.counters().connectionSends++;
             } catch (java.util.concurrent.RejectedExecutionException rejected) {
                 send.abandon();
                 if (log.isDebugEnabled()) {

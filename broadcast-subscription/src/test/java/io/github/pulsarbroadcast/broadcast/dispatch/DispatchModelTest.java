@@ -1,7 +1,5 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
-import static org.testng.Assert.assertTrue;
-
 import org.testng.annotations.Test;
 
 /**
@@ -40,8 +38,9 @@ public class DispatchModelTest {
      * within that second, as the engine's save at the reset shows.
      * 3043750001251942: a name's retention ran out, it joined again afresh (at the mark-delete), and the broker crashed
      * before the next save: the new owner restored the name's earlier saved position, which that consumer had
-     * acknowledged before (ahead of its fresh start). A model error: the model now expects the saved position. Some schedules depend on the iteration order of
-     * identity-keyed maps (sends per connection), so a seed may need a few runs to fail again.
+     * acknowledged before (ahead of its fresh start). A model error: the model now expects the saved position.
+     * Some schedules depend on the iteration order of identity-keyed maps (sends per connection), so a seed may need
+     * a few runs to fail again.
      */
     private static final long[] REGRESSIONS = {659425918276707L, 2984048002117372L, 3234608335796003L,
         2802040778097299L, 1294864897593036L, 3619332101975234L, 3235706080123355L,
@@ -67,13 +66,8 @@ public class DispatchModelTest {
                 * 1_000_003L;
         System.out.println("DispatchModelTest: " + SCHEDULES + " schedules of " + STEPS + " steps, seeds from "
                 + base);
-        long holds = 0;
         for (int i = 0; i < SCHEDULES; i++) {
-            holds += new DispatchModel(base + i).run(STEPS);
+            new DispatchModel(base + i).run(STEPS);
         }
-        System.out.println("DispatchModelTest: consumers held back for a larger refill: " + holds);
-        // Half of the schedules run with the refill hold on; a model whose consumers never fall behind with half a
-        // queue would not test it.
-        assertTrue(SCHEDULES < 100 || holds > 0, "no schedule held a consumer back for a larger refill");
     }
 }

@@ -75,7 +75,7 @@ final class ModelHarness implements DispatchLoop {
     }
 
     static BroadcastConfig config(int windowEntries, int readBatch, int graceSeconds, int maxAckRanges,
-                                  int positionSyncIntervalMs, int behindRefillWaitMs) {
+                                  int positionSyncIntervalMs) {
         Properties p = new Properties();
         p.setProperty("broadcastWindowMaxEntries", Integer.toString(windowEntries));
         p.setProperty("broadcastMaxReadBatchSize", Integer.toString(readBatch));
@@ -83,7 +83,6 @@ final class ModelHarness implements DispatchLoop {
         p.setProperty("broadcastConsumerRetentionSeconds", Integer.toString(graceSeconds));
         p.setProperty("broadcastPositionSyncIntervalMs", Integer.toString(positionSyncIntervalMs));
         p.setProperty("broadcastMaxAckRangesPerConsumer", Integer.toString(maxAckRanges));
-        p.setProperty("broadcastBehindRefillWaitMs", Integer.toString(behindRefillWaitMs));
         return BroadcastConfig.from(p);
     }
 
