@@ -425,10 +425,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         // Every retained position starts again at the reset position, retained from now. Saved expiry times are
         // whole seconds, so a position restored from a save may be kept up to a second longer than the model's
         // retention: within that second the engine's own save at the reset tells (seed 3235706080123355).
-        Set<String> keptByEngine = new HashSet<>();
-        if (positions.saved != null) {
-            positions.saved.forEach(p -> keptByEngine.add(p.name()));
-        }
+        Set<String> keptByEngine = positions.savedNames();
         for (Identity id : identities.values()) {
             if (id.retained() || (id.retainedFor(-1_000) && keptByEngine.contains(id.name))) {
                 id.startAt(to);
@@ -464,10 +461,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         }
         ledger.reload();
         boolean restore = config.positionSyncIntervalMs() > 0 && positions.saved != null && !positions.saved.isEmpty();
-        Set<String> saved = new HashSet<>();
-        if (restore) {
-            positions.saved.forEach(p -> saved.add(p.name()));
-        }
+        Set<String> saved = restore ? positions.savedNames() : Set.of();
         PositionImpl markDeleted = ledger.markDeleted();
         for (Identity id : identities.values()) {
             boolean wasRetained = id.retained();

@@ -3,7 +3,9 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import io.github.pulsarbroadcast.broadcast.positions.SnapshotCodec;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -19,6 +21,15 @@ final class ModelPositionStore implements PositionStore {
     int saves;
     /** Whether the last save was the one on close. */
     boolean savedOnClose;
+
+    /** The names in the last save (none when nothing is saved). */
+    Set<String> savedNames() {
+        Set<String> names = new HashSet<>();
+        if (saved != null) {
+            saved.forEach(p -> names.add(p.name()));
+        }
+        return names;
+    }
 
     @Override
     public CompletableFuture<Loaded> load() {
