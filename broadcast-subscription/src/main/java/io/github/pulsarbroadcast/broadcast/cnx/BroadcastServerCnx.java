@@ -11,7 +11,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslHandler;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +20,6 @@ import org.apache.pulsar.broker.authentication.AuthenticationDataSubscription;
 import org.apache.pulsar.broker.service.BrokerService;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.ServerCnx;
-import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandAck;
@@ -62,7 +60,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private static final Logger log = LoggerFactory.getLogger(BroadcastServerCnx.class);
 
     private final BroadcastService service;
-    private final SubscriptionInstaller installer;
+    private final SubscribePreparation preparation;
     private final SubscribeFailures failures;
     /** Broadcast subscribes in flight, by consumer id; taken when the consumer attaches. */
     private final PendingJoins pendingJoins = new PendingJoins(System::nanoTime);
@@ -84,7 +82,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
                        SubscriptionInstaller installer, SubscribeFailures failures) {
         super(pulsar, listenerName);
         this.service = service;
-        this.installer = installer;
+        this.preparation = new SubscribePreparation(this, installer);
         this.failures = failures;
         this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), new AckGate.Reads() {
             @Override
@@ -190,7 +188,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
             } else if (!authorized) {
                 ctx().executor().execute(() -> continueSubscribe(copy, false, null));
             } else {
-                prepare(topicName, copy).whenComplete((v, error) -> ctx().executor().execute(
+                preparation.install(topicName, copy).whenComplete((v, error) -> ctx().executor().execute(
                         () -> continueSubscribe(copy, error == null, error)));
             }
         });
@@ -233,32 +231,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     /** True when the topic is loaded here and {@code subscription} on it is already a broadcast subscription. */
     private boolean alreadyServedAsBroadcast(TopicName topicName, String subscription) {
-        return loadedSubscription(topicName, subscription) instanceof BroadcastSubscription;
-    }
-
-    /**
-     * The subscription {@code subscription} of {@code topic} when the topic is a persistent topic already loaded on
-     * this broker, else null.
-     */
-    private PersistentSubscription loadedSubscription(TopicName topic, String subscription) {
-        Optional<Topic> loaded = getBrokerService().getTopicReference(topic.toString());
-        return loaded.isPresent() && loaded.get() instanceof PersistentTopic
-                ? ((PersistentTopic) loaded.get()).getSubscriptions().get(subscription) : null;
-    }
-
-    /** Finds or creates the topic as the stock path would, and installs the broadcast subscription in it. */
-    private CompletableFuture<Void> prepare(TopicName topicName, CommandSubscribe copy) {
-        BrokerService brokerService = getBrokerService();
-        boolean createTopic = copy.isForceTopicCreation() && brokerService.isAllowAutoTopicCreation(topicName);
-        return brokerService.getTopic(topicName.toString(), createTopic).thenCompose((Optional<Topic> topic) -> {
-            if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic)) {
-                return CompletableFuture.completedFuture(null); // the stock path reports the missing topic
-            }
-            Map<String, String> properties = new java.util.HashMap<>();
-            copy.getSubscriptionPropertiesList().forEach(kv -> properties.put(kv.getKey(), kv.getValue()));
-            return installer.install((PersistentTopic) topic.get(), copy.getSubscription(), copy.getInitialPosition(),
-                    properties, brokerService.isAllowAutoSubscriptionCreation(topicName));
-        });
+        return preparation.loadedSubscription(topicName, subscription) instanceof BroadcastSubscription;
     }
 
     /** Authorizes a CONSUME on the topic exactly as the stock subscribe path does (proxy roles included). */
@@ -288,12 +261,12 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
      * would) so that the stored subscription can be checked; every other stock subscribe goes straight through.
      */
     private void handleStockSubscribe(CommandSubscribe subscribe) {
-        TopicName topicName = persistentTopicName(subscribe.getTopic());
+        TopicName topicName = SubscribePreparation.persistentTopicName(subscribe.getTopic());
         if (topicName == null) {
             super.handleSubscribe(subscribe); // stock reports an invalid name; non-persistent topics have no broadcast
             return;
         }
-        PersistentSubscription existing = loadedSubscription(topicName, subscribe.getSubscription());
+        PersistentSubscription existing = preparation.loadedSubscription(topicName, subscribe.getSubscription());
         if (existing != null || getBrokerService().getTopicReference(topicName.toString()).isPresent()) {
             if (!refuseIfBroadcast(existing, subscribe)) {
                 super.handleSubscribe(subscribe);
@@ -310,15 +283,6 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
                         super.handleSubscribe(copy); // a lookup error is reported there, as stock does
                     }
                 }));
-    }
-
-    private static TopicName persistentTopicName(String topic) {
-        try {
-            TopicName name = TopicName.get(topic);
-            return name.isPersistent() ? name : null;
-        } catch (RuntimeException e) {
-            return null;
-        }
     }
 
     private boolean refuseIfBroadcast(PersistentSubscription subscription, CommandSubscribe subscribe) {

@@ -14,16 +14,23 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * {@code (acknowledged, highestSent]}. An ack above {@link #highestSent()} is rejected ({@link AckResult#NOT_SENT}),
  * so a client cannot move the subscription past messages it never received.
  *
- * <p>Threading: acknowledgements arrive on random executor threads and the dispatcher works on the subscription's
- * ordered thread, so the state is split:
+ * <p>Positions are held as primitive {@code (ledger, entry)} pairs, not as {@link PositionImpl} references: a cursor
+ * lives as long as its consumer (in the old generation) and its positions change on every delivery and every ack,
+ * and each reference store into a long-lived object costs G1 a dirty card to refine (22% of the broker's CPU at
+ * 100,000 consumers, see docs/benchmarks.md, experiment 7). The accessors that return a {@link PositionImpl} make a
+ * new one; the dispatcher's per-delivery calls ({@link #sent}, {@link #nextLedger}, {@link #compareNextTo}) do not.
+ *
+ * <p>Threading: acknowledgements arrive on the connections' event loops and the dispatcher works on the
+ * subscription's dispatch thread, so the state is split:
  * <ul>
- *   <li>ack state ({@link #acknowledged}, {@link #individualAcks}, kept as bounded ranges) is guarded by this
- *       object's monitor; {@code acknowledged} is also volatile so that the mark-delete scan reads it without
- *       locking;</li>
- *   <li>{@link #highestSent} is single-writer (the dispatcher thread) and volatile for the ack threads;</li>
- *   <li>{@link #next} is single-writer and read only by the dispatcher thread; {@link #permits} is single-writer
- *       and volatile for stats readers.</li>
- *   <li>{@link #skipTo} also writes {@code highestSent}; it runs on the dispatcher thread too.</li>
+ *   <li>ack state (the acknowledged pair and {@link #individualAcks}, kept as bounded ranges) is guarded by this
+ *       object's monitor, for reads too;</li>
+ *   <li>the highest sent pair is single-writer (the dispatch thread). Its ledger changes only under the monitor
+ *       and its entry is volatile, so a reader holding the monitor sees a pair that was the highest sent at some
+ *       moment (the entry alone moves while the ledger stays);</li>
+ *   <li>the next pair is single-writer and read only by the dispatch thread; {@link #permits} is single-writer
+ *       and volatile for stats readers;</li>
+ *   <li>{@link #skipTo} also writes the highest sent pair; it runs on the dispatch thread too.</li>
  * </ul>
  */
 public final class VirtualCursor {
@@ -31,16 +38,22 @@ public final class VirtualCursor {
     private static final long[] NO_RANGES = new long[0];
 
     private final CursorRules rules;
-    /** Guarded by {@code this} for writes; volatile for lock-free reads. */
-    private volatile PositionImpl acknowledged;
-    /** Individually acknowledged positions above {@link #acknowledged}; null while empty. Guarded by {@code this}. */
+    /** Everything at or below this position is acknowledged. Guarded by {@code this}. */
+    private long ackedLedger;
+    private long ackedEntry;
+    /** Individually acknowledged positions above the acknowledged one; null while empty. Guarded by {@code this}. */
     private AckRanges individualAcks;
     /** Volatile mirror of {@code individualAcks != null}, so the dispatcher can skip the lock in the common case. */
     private volatile boolean hasIndividualAcks;
-    /** The highest position sent to the consumer. Single writer: dispatcher thread; volatile for ack threads. */
-    private volatile PositionImpl highestSent;
-    /** The next position to send. Dispatcher thread only. */
-    private PositionImpl next;
+    /**
+     * The highest position sent to the consumer. Single writer: the dispatch thread; the ledger is written under
+     * {@code this} only, the entry is volatile (see the class comment).
+     */
+    private volatile long sentLedger;
+    private volatile long sentEntry;
+    /** The next position to send. Dispatch thread only. */
+    private long nextLedger;
+    private long nextEntry;
     /** Messages the consumer can still receive (flow-control permits). Single writer: dispatcher thread; volatile
      *  for stats readers. */
     private volatile int permits;
@@ -51,9 +64,11 @@ public final class VirtualCursor {
      */
     public VirtualCursor(PositionImpl start, CursorRules rules) {
         this.rules = rules;
-        this.acknowledged = start;
-        this.highestSent = start;
-        this.next = rules.sequence().next(start);
+        synchronized (this) {
+            setAcknowledged(start);
+            setSent(start.getLedgerId(), start.getEntryId());
+        }
+        setNext(rules.sequence().next(start));
     }
 
     /**
@@ -71,13 +86,13 @@ public final class VirtualCursor {
                 cursor.moveAcknowledgedTo(acknowledged);
                 cursor.hasIndividualAcks = cursor.individualAcks != null;
                 PositionImpl last = cursor.individualAcks == null ? null : cursor.individualAcks.last();
-                if (last != null && last.compareTo(cursor.highestSent) > 0) {
-                    cursor.highestSent = last;
+                if (last != null && cursor.compareToSent(last) > 0) {
+                    cursor.setSent(last.getLedgerId(), last.getEntryId());
                 }
-                if (cursor.acknowledged.compareTo(cursor.highestSent) > 0) {
-                    cursor.highestSent = cursor.acknowledged;
+                if (compare(cursor.ackedLedger, cursor.ackedEntry, cursor.sentLedger, cursor.sentEntry) > 0) {
+                    cursor.setSent(cursor.ackedLedger, cursor.ackedEntry);
                 }
-                cursor.next = rules.sequence().next(cursor.acknowledged);
+                cursor.setNext(rules.sequence().next(cursor.acknowledgedPosition()));
             }
         }
         return cursor;
@@ -92,22 +107,31 @@ public final class VirtualCursor {
 
     /** Hands the acknowledged position and the individual ranges, read under the monitor, to {@code saver}. */
     public synchronized <T> T save(Saver<T> saver) {
-        return saver.save(acknowledged, individualAcks == null ? NO_RANGES : individualAcks.toTriples());
+        return saver.save(acknowledgedPosition(), individualAcks == null ? NO_RANGES : individualAcks.toTriples());
     }
 
     // ----- acknowledgements (any thread) -----
 
-    /** Everything at or below this position is acknowledged. Lock-free read. */
-    public PositionImpl acknowledged() {
-        return acknowledged;
+    /** Everything at or below this position is acknowledged (a new object). */
+    public synchronized PositionImpl acknowledged() {
+        return acknowledgedPosition();
+    }
+
+    /**
+     * The lower of {@code lowest} and this cursor's acknowledged position: {@code lowest} itself unless this
+     * cursor is below it (or it is null), so a scan over every cursor allocates only where the minimum moves.
+     */
+    public synchronized PositionImpl lowerAcknowledged(PositionImpl lowest) {
+        return lowest != null && compare(ackedLedger, ackedEntry, lowest.getLedgerId(), lowest.getEntryId()) >= 0
+                ? lowest : acknowledgedPosition();
     }
 
     /** Acknowledges {@code position} and everything before it. */
     public synchronized AckResult acknowledgeCumulative(PositionImpl position) {
-        if (position.compareTo(highestSent) > 0) {
+        if (compareToSent(position) > 0) {
             return AckResult.NOT_SENT;
         }
-        if (position.compareTo(acknowledged) <= 0) {
+        if (compareToAcknowledged(position) <= 0) {
             return AckResult.DUPLICATE;
         }
         moveAcknowledgedTo(position);
@@ -116,13 +140,13 @@ public final class VirtualCursor {
 
     /** Acknowledges just {@code position}; the cumulative position moves once every position below it is acked. */
     public synchronized AckResult acknowledgeIndividual(PositionImpl position) {
-        if (position.compareTo(highestSent) > 0) {
+        if (compareToSent(position) > 0) {
             return AckResult.NOT_SENT;
         }
-        if (position.compareTo(acknowledged) <= 0) {
+        if (compareToAcknowledged(position) <= 0) {
             return AckResult.DUPLICATE;
         }
-        if (position.equals(rules.sequence().next(acknowledged))) {
+        if (position.equals(rules.sequence().next(acknowledgedPosition()))) {
             moveAcknowledgedTo(position);
             return AckResult.ADVANCED;
         }
@@ -138,16 +162,17 @@ public final class VirtualCursor {
     /**
      * Moves the acknowledged position forward to {@code position} if it is behind, dropping what lies below: used
      * when the subscription's cursor was moved past this consumer by retention, TTL or backlog-quota eviction.
+     * Dispatch thread only (it writes the highest sent position).
      *
      * @return whether this cursor was behind
      */
     public synchronized boolean skipTo(PositionImpl position) {
-        if (position.compareTo(acknowledged) <= 0) {
+        if (compareToAcknowledged(position) <= 0) {
             return false;
         }
         moveAcknowledgedTo(position);
-        if (acknowledged.compareTo(highestSent) > 0) {
-            highestSent = acknowledged;
+        if (compare(ackedLedger, ackedEntry, sentLedger, sentEntry) > 0) {
+            setSent(ackedLedger, ackedEntry);
         }
         return true;
     }
@@ -166,7 +191,7 @@ public final class VirtualCursor {
                 hasIndividualAcks = false;
             }
         }
-        acknowledged = cumulative;
+        setAcknowledged(cumulative);
     }
 
     /** Whether {@code position} was acknowledged on its own (above the cumulative position). */
@@ -191,39 +216,70 @@ public final class VirtualCursor {
 
     // ----- dispatch side (dispatcher thread only) -----
 
-    /** The highest position sent; any thread. */
-    public PositionImpl highestSent() {
-        return highestSent;
+    /** The highest position sent (a new object); any thread. */
+    public synchronized PositionImpl highestSent() {
+        return PositionImpl.get(sentLedger, sentEntry);
     }
 
-    /** The next position to send. */
+    /** The next position to send (a new object). */
     public PositionImpl next() {
-        return next;
+        return PositionImpl.get(nextLedger, nextEntry);
+    }
+
+    /** The ledger of the next position to send. */
+    public long nextLedger() {
+        return nextLedger;
+    }
+
+    /** The entry of the next position to send. */
+    public long nextEntry() {
+        return nextEntry;
+    }
+
+    /** Compares the next position to send with {@code position}, as {@link PositionImpl#compareTo} would. */
+    public int compareNextTo(PositionImpl position) {
+        return compare(nextLedger, nextEntry, position.getLedgerId(), position.getEntryId());
+    }
+
+    /**
+     * The lower of {@code lowest} and the next position to send: {@code lowest} itself unless this cursor's is
+     * below it (or it is null).
+     */
+    public PositionImpl lowerNext(PositionImpl lowest) {
+        return lowest != null && compareNextTo(lowest) >= 0 ? lowest : next();
     }
 
     /** Records that the entry at {@code position} was handed to the connection; {@code following} comes next. */
     public void sent(PositionImpl position, PositionImpl following, int messages) {
-        if (position.compareTo(highestSent) > 0) {
-            highestSent = position;
+        long ledger = position.getLedgerId();
+        long entry = position.getEntryId();
+        if (ledger == sentLedger) {
+            if (entry > sentEntry) {
+                sentEntry = entry;
+            }
+        } else if (ledger > sentLedger) {
+            synchronized (this) {
+                setSent(ledger, entry);
+            }
         }
-        next = following;
+        setNext(following);
         permits -= messages;
     }
 
     /** Passes over an entry that needs no sending (it was acknowledged individually): {@code following} is next. */
     public void skip(PositionImpl following) {
-        next = following;
+        setNext(following);
     }
 
     /** Rewinds so that everything after the acknowledged position is sent again (redelivery). */
     public void rewind() {
-        next = rules.sequence().next(acknowledged);
+        setNext(rules.sequence().next(acknowledged()));
     }
 
     /** Moves the next position to send forward (after {@link #skipTo}); never backwards. */
     public void advanceNextTo(PositionImpl position) {
-        if (position.compareTo(next) > 0) {
-            next = position;
+        if (compareNextTo(position) < 0) {
+            setNext(position);
         }
     }
 
@@ -240,9 +296,47 @@ public final class VirtualCursor {
         permits = 0;
     }
 
+    // ----- the pairs -----
+
+    /** Caller holds the monitor. */
+    private PositionImpl acknowledgedPosition() {
+        return PositionImpl.get(ackedLedger, ackedEntry);
+    }
+
+    /** Caller holds the monitor. */
+    private void setAcknowledged(PositionImpl position) {
+        ackedLedger = position.getLedgerId();
+        ackedEntry = position.getEntryId();
+    }
+
+    /** Caller holds the monitor (a new ledger is published under it) and runs on the dispatch thread. */
+    private void setSent(long ledger, long entry) {
+        sentLedger = ledger;
+        sentEntry = entry;
+    }
+
+    private void setNext(PositionImpl position) {
+        nextLedger = position.getLedgerId();
+        nextEntry = position.getEntryId();
+    }
+
+    /** Caller holds the monitor. */
+    private int compareToAcknowledged(PositionImpl position) {
+        return compare(position.getLedgerId(), position.getEntryId(), ackedLedger, ackedEntry);
+    }
+
+    /** Caller holds the monitor (see the class comment on reading the highest sent pair). */
+    private int compareToSent(PositionImpl position) {
+        return compare(position.getLedgerId(), position.getEntryId(), sentLedger, sentEntry);
+    }
+
+    private static int compare(long ledgerA, long entryA, long ledgerB, long entryB) {
+        return ledgerA != ledgerB ? Long.compare(ledgerA, ledgerB) : Long.compare(entryA, entryB);
+    }
+
     @Override
-    public String toString() {
-        return "VirtualCursor{acked=" + acknowledged + ", next=" + next + ", highestSent=" + highestSent
-                + ", permits=" + permits + "}";
+    public synchronized String toString() {
+        return "VirtualCursor{acked=" + ackedLedger + ":" + ackedEntry + ", next=" + nextLedger + ":" + nextEntry
+                + ", highestSent=" + sentLedger + ":" + sentEntry + ", permits=" + permits + "}";
     }
 }

@@ -146,8 +146,8 @@ final class CatchUpReads extends StorageReads {
             if (bc.isRemoved()) {
                 continue; // its cursor may be resumed by another consumer of the same name: never move it
             }
-            fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.next()), bc, sends);
-            if (bc.cursor.permits() > 0 && bc.cursor.next().compareTo(batch.after()) < 0) {
+            fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.nextLedger(), bc.cursor.nextEntry()), bc, sends);
+            if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(batch.after()) < 0) {
                 bc.cursor.advanceNextTo(batch.after());
             }
         }

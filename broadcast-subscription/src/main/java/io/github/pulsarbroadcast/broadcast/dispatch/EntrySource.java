@@ -18,11 +18,17 @@ interface EntrySource {
 
     /** Index of the first entry at or after {@code position}, or {@link #size()} if there is none. */
     default int indexAtOrAfter(PositionImpl position) {
+        return indexAtOrAfter(position.getLedgerId(), position.getEntryId());
+    }
+
+    /** {@link #indexAtOrAfter(PositionImpl)} for the position {@code ledger:entry} (nothing allocated). */
+    default int indexAtOrAfter(long ledger, long entry) {
         int lo = 0;
         int hi = size();
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (get(mid).position.compareTo(position) < 0) {
+            PositionImpl at = get(mid).position;
+            if (at.getLedgerId() < ledger || at.getLedgerId() == ledger && at.getEntryId() < entry) {
                 lo = mid + 1;
             } else {
                 hi = mid;

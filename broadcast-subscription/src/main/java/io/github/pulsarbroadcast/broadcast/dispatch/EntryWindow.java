@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.WindowBudget;
+import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
 /**
@@ -96,6 +97,11 @@ final class EntryWindow implements EntrySource {
     /** Whether a consumer whose next position is {@code position} can be served from the window. */
     boolean covers(PositionImpl position) {
         return size > 0 && position.compareTo(get(0).position) >= 0 && position.compareTo(after) < 0;
+    }
+
+    /** {@link #covers} for a cursor's next position (nothing allocated). */
+    boolean coversNextOf(VirtualCursor cursor) {
+        return size > 0 && cursor.compareNextTo(get(0).position) >= 0 && cursor.compareNextTo(after) < 0;
     }
 
     /** Releases entries older than {@code position}: no consumer needs them any more. */

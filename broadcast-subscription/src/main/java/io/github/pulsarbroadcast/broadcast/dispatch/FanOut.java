@@ -214,8 +214,8 @@ final class FanOut {
                 continue;
             }
             bc.state = BroadcastConsumer.State.IDLE;
-            if (window.covers(bc.cursor.next())) {
-                sendFrom(window, window.indexAtOrAfter(bc.cursor.next()), bc, sends);
+            if (window.coversNextOf(bc.cursor)) {
+                sendFrom(window, window.indexAtOrAfter(bc.cursor.nextLedger(), bc.cursor.nextEntry()), bc, sends);
             }
             served.add(bc);
         }

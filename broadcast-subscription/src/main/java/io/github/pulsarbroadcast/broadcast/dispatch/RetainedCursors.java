@@ -149,18 +149,14 @@ final class RetainedCursors {
                 out.movedForward.add(attachedTo);
             }
         }
-        out.lowestAcknowledged = min(out.lowestAcknowledged, cursor.acknowledged());
+        out.lowestAcknowledged = cursor.lowerAcknowledged(out.lowestAcknowledged);
         if (attachedTo != null) {
-            out.lowestNext = min(out.lowestNext, cursor.next());
+            out.lowestNext = cursor.lowerNext(out.lowestNext);
         }
     }
 
     private static PositionImpl max(PositionImpl a, PositionImpl b) {
         return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    private static PositionImpl min(PositionImpl a, PositionImpl b) {
-        return a == null || b.compareTo(a) < 0 ? b : a;
     }
 
     /**

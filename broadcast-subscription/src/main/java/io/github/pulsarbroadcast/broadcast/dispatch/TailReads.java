@@ -132,19 +132,21 @@ final class TailReads extends StorageReads {
      */
     private void serveWaiting(EntryBatch batch, Map<ConsumerConnection, ConnectionSend> sends,
                               List<BroadcastConsumer> moved) {
-        // Consumers waiting at the tail share one next-position object (the previous batch's after()): normalize it
-        // once, not per consumer (at the tail it is not a valid position yet, so each call would ask the ledger).
-        PositionImpl lastNext = null;
+        // Consumers waiting at the tail share one next position (the previous batch's after()): normalize it once,
+        // not per consumer (at the tail it is not a valid position yet, so each call would ask the ledger).
+        long lastLedger = -1;
+        long lastEntry = -1;
         PositionImpl lastNormalized = null;
         for (Iterator<List<BroadcastConsumer>> groups = waiting.values().iterator(); groups.hasNext(); ) {
             List<BroadcastConsumer> group = groups.next();
             int kept = 0;
             for (int i = 0; i < group.size(); i++) {
                 BroadcastConsumer bc = group.get(i);
-                PositionImpl next = bc.cursor.next();
-                if (next != lastNext) {
-                    lastNext = next;
-                    lastNormalized = fanOut.storage.normalize(next);
+                if (lastNormalized == null || bc.cursor.nextLedger() != lastLedger
+                        || bc.cursor.nextEntry() != lastEntry) {
+                    lastLedger = bc.cursor.nextLedger();
+                    lastEntry = bc.cursor.nextEntry();
+                    lastNormalized = fanOut.storage.normalize(bc.cursor.next());
                 }
                 if (lastNormalized.compareTo(batch.get(0).position) < 0) {
                     // It waits for an entry before this read (the read position moved on while it joined): serving
@@ -152,9 +154,13 @@ final class TailReads extends StorageReads {
                     moved.add(bc);
                     continue;
                 }
-                fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.next()), bc, sends);
-                if (bc.cursor.permits() > 0 && bc.cursor.next().compareTo(frontier) >= 0) {
-                    group.set(kept++, bc);
+                fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.nextLedger(), bc.cursor.nextEntry()), bc,
+                        sends);
+                if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(frontier) >= 0) {
+                    if (kept != i) { // a store into the long-lived list only where it changes (G1 card marks)
+                        group.set(kept, bc);
+                    }
+                    kept++;
                 } else {
                     moved.add(bc);
                 }

@@ -293,4 +293,65 @@ public class VirtualCursorTest {
             assertEquals(vc.individualAckCount(), 0);
         }
     }
+    /**
+     * The highest sent position is a pair of longs written by the dispatch thread without a lock while the ledger
+     * stays, and under the cursor's monitor when it changes; an ack thread must never see a torn pair. Here every
+     * ledger holds two entries, so the ledger changes every second send, and another thread acknowledges, in a tight
+     * loop, the last position the dispatcher published as sent (as a client acks what its connection delivered):
+     * every such ack must be accepted, never refused as not sent. (Written without the monitor, the ledger change
+     * {@code (L, 1) -> (L + 1, 0)} can be seen half done as {@code (L, 0)}, and the ack of {@code (L, 1)} is refused:
+     * this test caught that with the two stores reordered.)
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void acksOfSentPositionsAreAcceptedWhileTheDispatcherCrossesLedgers() throws Exception {
+        PositionSequence twoPerLedger = x -> x.getEntryId() >= 1 ? PositionImpl.get(x.getLedgerId() + 1, 0)
+                : PositionImpl.get(x.getLedgerId(), x.getEntryId() + 1);
+        VirtualCursor vc = new VirtualCursor(p(1, -1), new CursorRules(twoPerLedger, 1000));
+        int n = 2_000_000;
+        vc.addPermits(n);
+        java.util.concurrent.atomic.AtomicReference<PositionImpl> lastSent = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        ExecutorService acker = Executors.newSingleThreadExecutor();
+        java.util.concurrent.Future<Long> refused = acker.submit(() -> {
+            long notSent = 0;
+            while (!done.get()) {
+                PositionImpl x = lastSent.get();
+                if (x != null && vc.acknowledgeCumulative(x) == AckResult.NOT_SENT) {
+                    notSent++;
+                }
+            }
+            return notSent;
+        });
+        PositionImpl x = p(1, 0);
+        for (int i = 0; i < n; i++) {
+            PositionImpl following = twoPerLedger.next(x);
+            vc.sent(x, following, 1);
+            lastSent.set(x);
+            x = following;
+        }
+        done.set(true);
+        assertEquals((long) refused.get(50, TimeUnit.SECONDS), 0L, "acks of sent positions refused as not sent");
+        acker.shutdown();
+        vc.acknowledgeCumulative(vc.highestSent());
+        assertEquals(vc.acknowledged(), PositionImpl.get(n / 2, 1), "the last position sent, acknowledged");
+        assertEquals(vc.next(), x);
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void lowerOfTwoPositionsAllocatesOnlyWhereTheMinimumMoves() {
+        VirtualCursor vc = sentUpTo(p(1, 5));
+        vc.acknowledgeCumulative(p(1, 3));
+        PositionImpl lower = p(1, 2);
+        assertTrue(vc.lowerAcknowledged(lower) == lower, "a lower minimum is kept as it is");
+        assertEquals(vc.lowerAcknowledged(p(1, 4)), p(1, 3));
+        assertEquals(vc.lowerAcknowledged(null), p(1, 3));
+        assertEquals(vc.lowerNext(null), p(1, 6));
+        PositionImpl higher = p(3, 0);
+        assertEquals(vc.lowerNext(higher), p(1, 6));
+        assertTrue(vc.lowerNext(lower) == lower);
+        assertEquals(vc.compareNextTo(p(1, 6)), 0);
+        assertTrue(vc.compareNextTo(p(3, 0)) < 0 && vc.compareNextTo(p(1, 5)) > 0);
+        assertEquals(vc.nextLedger(), 1);
+        assertEquals(vc.nextEntry(), 6);
+    }
 }
