@@ -194,6 +194,9 @@ final class CapacitySteps {
         double broker = meter.cpuSeconds(CpuSampler.Group.BROKER, p.startNanos(), stepEnd);
         double clients = meter.cpuSeconds(CpuSampler.Group.CLIENTS, p.startNanos(), stepEnd);
         step.brokerCpuPerSecond = Math.round(broker / seconds * 1000) / 1000.0;
+        step.brokerCpuSeconds = broker;
+        step.windowFromNanos = p.startNanos();
+        step.windowToNanos = stepEnd;
         // CPU per delivery divides by every delivery in the CPU window, earlier steps' late ones included: divided by
         // the step's own deliveries only, a step back down that drains the failed step's backlog looked more
         // expensive than it was.
@@ -203,7 +206,7 @@ final class CapacitySteps {
         return step;
     }
 
-    private static double perDelivery(double seconds, long deliveries) {
+    static double perDelivery(double seconds, long deliveries) {
         return deliveries <= 0 ? 0 : Math.round(seconds * 1e6 / deliveries * 10) / 10.0;
     }
 

@@ -65,7 +65,11 @@ final class MarkdownReport {
                     .append("\n").append(SummaryTables.capacitySteps(results))
                     .append("\nEach step's delivered share and latency are its own messages'; its CPU per delivery"
                             + " divides the CPU of its window (its first send to its last delivery) by every delivery"
-                            + " in that window, an earlier step's late ones included.\n");
+                            + " in that window, an earlier step's late ones included. The broker-counted columns"
+                            + " divide it by what the broker counted as delivered over the window"
+                            + " (pulsar_broadcast_messages_delivered_total, interpolated between scrapes), which"
+                            + " includes what was still in flight at the window's end (\"–\" without"
+                            + " --metrics-interval).\n");
         }
         String floor = SummaryTables.floorTable(results);
         if (!floor.isEmpty()) {

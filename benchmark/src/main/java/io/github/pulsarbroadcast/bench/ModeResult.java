@@ -268,6 +268,22 @@ public final class ModeResult {
         public double brokerCpuUsPerDelivery;
         /** Broker CPU seconds per second over the step's window (1.0 = one core). */
         public double brokerCpuPerSecond;
+        /** Broker CPU seconds over the step's window. */
+        public double brokerCpuSeconds;
+        /**
+         * Messages the broker itself counted as delivered ({@code pulsar_broadcast_messages_delivered_total}, every
+         * subscription of the topic) over the step's window, interpolated between the scrapes around its edges; -1
+         * without the broker's metrics. Unlike {@link #deliveredInWindow} it counts what was written and is still in
+         * flight (up to the receiver queue per consumer) when the window ends.
+         */
+        public long brokerDeliveredInWindow = -1;
+        /** Broker CPU over the step's window divided by {@link #brokerDeliveredInWindow}; 0 without it. */
+        public double brokerCpuUsPerBrokerDelivery;
+        /** The step's window as {@link System#nanoTime} instants (not reported). */
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        public long windowFromNanos;
+        @com.fasterxml.jackson.annotation.JsonIgnore
+        public long windowToNanos;
         public double clientsCpuUsPerDelivery;
         public boolean passed;
         /** Why the run stopped at this step, when it did. */

@@ -315,6 +315,9 @@ final class ModeRun {
             meter.finish(result, window[0], window[1], deliveries.latency().deliveries());
             if (metrics != null) {
                 metrics.finish(result, window[0], window[1]);
+                if (result.capacity != null) {
+                    BrokerCountedDeliveries.fill(result.capacity, metrics.series(), metrics::secondsAt);
+                }
             }
             if (result.broker != null && broker instanceof ForkedBroker && broker.alive()) {
                 MemoryProbe.broker(result.broker, broker.pid(), broker.adminUrl());

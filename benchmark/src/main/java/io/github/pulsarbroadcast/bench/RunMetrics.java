@@ -52,6 +52,11 @@ final class RunMetrics {
         r.brokerStages = StageBreakdown.of(series);
     }
 
+    /** Seconds on the series' clock of a {@link System#nanoTime} instant. */
+    double secondsAt(long nanos) {
+        return sampler.secondsAt(nanos);
+    }
+
     /** The series once {@link #finish} ran, else null. */
     MetricsSeries series() {
         return series;

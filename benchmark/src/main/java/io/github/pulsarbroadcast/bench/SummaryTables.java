@@ -146,17 +146,19 @@ final class SummaryTables {
     static String capacitySteps(List<ModeResult> results) {
         StringBuilder t = new StringBuilder("| mode | consumers | rate (msg/s) | deliveries/s | E2E P50 | P99 | max"
                 + " | worst fan-out max | delivered | all deliveries in window | send lag max (ms)"
-                + " | broker CPU (cores) | broker CPU us/delivery | clients CPU us/delivery | result |\n"
-                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + " | broker CPU (cores) | broker CPU us/delivery | broker-counted deliveries in window"
+                + " | broker CPU us/broker-counted delivery | clients CPU us/delivery | result |\n"
+                + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ModeResult r : results) {
             for (ModeResult.CapacityStep c : r.capacity == null ? List.<ModeResult.CapacityStep>of() : r.capacity) {
                 t.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s | %,d | %,d | %,d | %,d | %s | %,d | %,d"
-                        + " | %s | %s | %s | %s |%n", r.mode, r.consumers, MarkdownReport.trim(c.rate),
+                        + " | %s | %s | %s | %s | %s | %s |%n", r.mode, r.consumers, MarkdownReport.trim(c.rate),
                         num(c.deliveriesPerSecond), c.endToEnd.p50, c.endToEnd.p99, c.endToEnd.max,
                         c.worstFanOut.max, MarkdownReport.percent(c.delivered, c.expected), c.deliveredInWindow,
-                        c.sendLag.max,
-                        num(c.brokerCpuPerSecond), num(c.brokerCpuUsPerDelivery), num(c.clientsCpuUsPerDelivery),
-                        result(c)));
+                        c.sendLag.max, num(c.brokerCpuPerSecond), num(c.brokerCpuUsPerDelivery),
+                        c.brokerDeliveredInWindow < 0 ? NONE : num(c.brokerDeliveredInWindow),
+                        c.brokerDeliveredInWindow < 0 ? NONE : num(c.brokerCpuUsPerBrokerDelivery),
+                        num(c.clientsCpuUsPerDelivery), result(c)));
             }
         }
         return t.toString();

@@ -32,7 +32,7 @@ public class CapacitySmokeTest {
     public void stepsUpTheRateOnTheSameConsumersAndReportsEachStep() throws Exception {
         int exit = BenchMain.execute("--preset", "quick", "--client", "fleet", "--modes", "broadcast",
                 "--consumers", Integer.toString(CONSUMERS), "--capacity-rates", "2,4", "--step-seconds", "2",
-                "--capacity-p99", "600000", "--out", out.toString(), "--no-progress");
+                "--capacity-p99", "600000", "--metrics-interval", "1", "--out", out.toString(), "--no-progress");
         assertEquals(exit, 0, "exit code");
         JsonNode run = ReportChecks.report(out).get("runs").get(0);
         assertEquals(run.get("status").asText(), "ok", run.path("reason").asText());
@@ -51,6 +51,8 @@ public class CapacitySmokeTest {
                 // CPU per delivery divides by every delivery of the step's window, which holds its own.
                 assertTrue(step.get("deliveredInWindow").asLong() >= 0.9 * step.get("delivered").asLong(),
                         step.toString());
+                // The broker's own count over the window, from its metrics (scraped every second here).
+                assertTrue(step.get("brokerDeliveredInWindow").asLong() > 0, step.toString());
                 lastPassed = step;
             } else {
                 assertTrue(step.hasNonNull("stoppedBecause"), "a failed step says why");

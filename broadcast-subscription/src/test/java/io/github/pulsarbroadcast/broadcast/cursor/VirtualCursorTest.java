@@ -11,7 +11,10 @@ import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.testng.annotations.Test;
 
@@ -309,10 +312,10 @@ public class VirtualCursorTest {
         VirtualCursor vc = new VirtualCursor(p(1, -1), new CursorRules(twoPerLedger, 1000));
         int n = 2_000_000;
         vc.addPermits(n);
-        java.util.concurrent.atomic.AtomicReference<PositionImpl> lastSent = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicReference<PositionImpl> lastSent = new AtomicReference<>();
+        AtomicBoolean done = new AtomicBoolean();
         ExecutorService acker = Executors.newSingleThreadExecutor();
-        java.util.concurrent.Future<Long> refused = acker.submit(() -> {
+        Future<Long> refused = acker.submit(() -> {
             long notSent = 0;
             while (!done.get()) {
                 PositionImpl x = lastSent.get();
