@@ -194,7 +194,7 @@ final class CapacitySteps {
         double broker = meter.cpuSeconds(CpuSampler.Group.BROKER, p.startNanos(), stepEnd);
         double clients = meter.cpuSeconds(CpuSampler.Group.CLIENTS, p.startNanos(), stepEnd);
         step.brokerCpuPerSecond = Math.round(broker / seconds * 1000) / 1000.0;
-        step.brokerCpuSeconds = broker;
+        step.brokerCpuSeconds = Math.round(broker * 1000) / 1000.0;
         step.windowFromNanos = p.startNanos();
         step.windowToNanos = stepEnd;
         // CPU per delivery divides by every delivery in the CPU window, earlier steps' late ones included: divided by

@@ -64,6 +64,18 @@ public class BrokerCountedDeliveriesTest {
     }
 
     @Test(timeOut = 10_000)
+    public void oneSubscriptionMissingAtAnEdgeGivesNoFigureRatherThanAPartialSum() {
+        MetricsSeries s = series(4);
+        s.scrapes.get(1).values.remove(B);
+        ModeResult.CapacityStep step = step(2.5, 12.5, 1);
+        BrokerCountedDeliveries.fill(List.of(step), s, n -> n / 1e9);
+        assertEquals(step.brokerDeliveredInWindow, -1, "b has no sample at 5 s, next to the window's start");
+        ModeResult.CapacityStep later = step(10, 15, 0.0075);
+        BrokerCountedDeliveries.fill(List.of(later), s, n -> n / 1e9);
+        assertEquals(later.brokerDeliveredInWindow, 7_500, "both counted from 10 s on");
+    }
+
+    @Test(timeOut = 10_000)
     public void aMissingSampleOrACounterResetGivesNoFigure() {
         double[] t = {0, 5, 10};
         assertTrue(Double.isNaN(BrokerCountedDeliveries.at(t, new double[] {0, Double.NaN, 10}, 2)));

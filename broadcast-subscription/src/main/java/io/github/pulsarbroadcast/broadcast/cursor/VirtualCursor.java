@@ -16,8 +16,8 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  *
  * <p>Positions are held as primitive {@code (ledger, entry)} pairs, not as {@link PositionImpl} references: a cursor
  * lives as long as its consumer (in the old generation) and its positions change on every delivery and every ack,
- * and each reference store into a long-lived object costs G1 a dirty card to refine (22% of the broker's CPU at
- * 100,000 consumers, see docs/benchmarks.md, experiment 7). The accessors that return a {@link PositionImpl} make a
+ * and each reference store into a long-lived object costs G1 a dirty card to refine (its refinement threads took
+ * 16-22% of the broker's CPU at 100,000 consumers, see docs/benchmarks.md, experiment 7). The accessors that return a {@link PositionImpl} make a
  * new one; the dispatcher's per-delivery calls ({@link #sent}, {@link #nextLedger}, {@link #compareNextTo}) do not.
  *
  * <p>Threading: acknowledgements arrive on the connections' event loops and the dispatcher works on the
@@ -309,7 +309,10 @@ public final class VirtualCursor {
         ackedEntry = position.getEntryId();
     }
 
-    /** Caller holds the monitor (a new ledger is published under it) and runs on the dispatch thread. */
+    /**
+     * Caller holds the monitor (a new ledger is published under it) and runs on the dispatch thread, or constructs
+     * the cursor before it is shared.
+     */
     private void setSent(long ledger, long entry) {
         sentLedger = ledger;
         sentEntry = entry;
