@@ -17,8 +17,9 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * <p>Positions are held as primitive {@code (ledger, entry)} pairs, not as {@link PositionImpl} references: a cursor
  * lives as long as its consumer (in the old generation) and its positions change on every delivery and every ack,
  * and each reference store into a long-lived object costs G1 a dirty card to refine (its refinement threads took
- * 16-22% of the broker's CPU at 100,000 consumers, see docs/benchmarks.md, experiment 7). The accessors that return a {@link PositionImpl} make a
- * new one; the dispatcher's per-delivery calls ({@link #sent}, {@link #nextLedger}, {@link #compareNextTo}) do not.
+ * 16-22% of the broker's CPU at 100,000 consumers, see docs/benchmarks.md, experiment 7). The accessors that
+ * return a {@link PositionImpl} make a new one; the dispatcher's per-delivery calls ({@link #sent},
+ * {@link #nextLedger}, {@link #compareNextTo}) do not.
  *
  * <p>Threading: acknowledgements arrive on the connections' event loops and the dispatcher works on the
  * subscription's dispatch thread, so the state is split:
@@ -333,7 +334,8 @@ public final class VirtualCursor {
         return compare(position.getLedgerId(), position.getEntryId(), sentLedger, sentEntry);
     }
 
-    private static int compare(long ledgerA, long entryA, long ledgerB, long entryB) {
+    /** Orders two positions given as {@code (ledger, entry)} pairs as {@link PositionImpl#compareTo} does. */
+    public static int compare(long ledgerA, long entryA, long ledgerB, long entryB) {
         return ledgerA != ledgerB ? Long.compare(ledgerA, ledgerB) : Long.compare(entryA, entryB);
     }
 

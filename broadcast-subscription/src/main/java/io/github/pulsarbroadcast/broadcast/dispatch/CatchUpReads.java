@@ -146,7 +146,7 @@ final class CatchUpReads extends StorageReads {
             if (bc.isRemoved()) {
                 continue; // its cursor may be resumed by another consumer of the same name: never move it
             }
-            fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.nextLedger(), bc.cursor.nextEntry()), bc, sends);
+            fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
             if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(batch.after()) < 0) {
                 bc.cursor.advanceNextTo(batch.after());
             }

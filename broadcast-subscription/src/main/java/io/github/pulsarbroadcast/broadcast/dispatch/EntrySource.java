@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
 /**
@@ -21,6 +22,11 @@ interface EntrySource {
         return indexAtOrAfter(position.getLedgerId(), position.getEntryId());
     }
 
+    /** {@link #indexAtOrAfter(PositionImpl)} for a cursor's next position (nothing allocated). */
+    default int indexAtOrAfterNextOf(VirtualCursor cursor) {
+        return indexAtOrAfter(cursor.nextLedger(), cursor.nextEntry());
+    }
+
     /** {@link #indexAtOrAfter(PositionImpl)} for the position {@code ledger:entry} (nothing allocated). */
     default int indexAtOrAfter(long ledger, long entry) {
         int lo = 0;
@@ -28,7 +34,7 @@ interface EntrySource {
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
             PositionImpl at = get(mid).position;
-            if (at.getLedgerId() < ledger || at.getLedgerId() == ledger && at.getEntryId() < entry) {
+            if (VirtualCursor.compare(at.getLedgerId(), at.getEntryId(), ledger, entry) < 0) {
                 lo = mid + 1;
             } else {
                 hi = mid;

@@ -215,7 +215,7 @@ final class FanOut {
             }
             bc.state = BroadcastConsumer.State.IDLE;
             if (window.coversNextOf(bc.cursor)) {
-                sendFrom(window, window.indexAtOrAfter(bc.cursor.nextLedger(), bc.cursor.nextEntry()), bc, sends);
+                sendFrom(window, window.indexAtOrAfterNextOf(bc.cursor), bc, sends);
             }
             served.add(bc);
         }

@@ -154,8 +154,7 @@ final class TailReads extends StorageReads {
                     moved.add(bc);
                     continue;
                 }
-                fanOut.sendFrom(batch, batch.indexAtOrAfter(bc.cursor.nextLedger(), bc.cursor.nextEntry()), bc,
-                        sends);
+                fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
                 if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(frontier) >= 0) {
                     if (kept != i) { // a store into the long-lived list only where it changes (G1 card marks)
                         group.set(kept, bc);
