@@ -2,7 +2,6 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.metrics.PassTiming;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,10 +11,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * All the messages one dispatch round sends on one connection: one task on that connection's event loop and one
- * flush, however many of the subscription's consumers share the connection. The entries' bytes are shared: each
- * write takes a reference to the same bytes, and only the small per-consumer command header differs. On a plain
- * connection of a broker without other interceptors the headers are written by {@link MessageFrames}; otherwise
- * each message goes through the stock {@code newMessageAndIntercept}.
+ * flush, however many of the subscription's consumers share the connection. Only the small per-consumer command
+ * header differs between the messages of one entry. On a plain connection of a broker without other interceptors
+ * the frames are written by {@link MessageFrames} (small entries copied after their headers into one buffer per
+ * pass); otherwise each message goes through the stock {@code newMessageAndIntercept}, sharing the entry's bytes.
  *
  * <p>Threading: built on the dispatch thread, then handed to the connection ({@link ConsumerConnection#submit}),
  * whose event loop runs it once (the executor's hand-off publishes it). It holds one reference to each of its
@@ -154,24 +153,21 @@ public final class ConnectionSend implements Runnable {
     }
 
     /**
-     * Writes every consumer's messages: with this pass's own frame headers ({@link MessageFrames}) and, per entry,
-     * one connection-local view of its bytes when {@code direct}; else through the stock
+     * Writes every consumer's messages: as this pass's own frames ({@link MessageFrames}: small entries copied after
+     * their headers, so that the pass is usually one contiguous buffer) when {@code direct}; else through the stock
      * {@code ServerCnx.newMessageAndIntercept}, with its interceptor calls.
      *
-     * <p>Why the local view: every write needs its own reference to the entry's bytes, and an entry read once is
-     * written on every connection. Taking those references on the entry's own buffer makes thousands of atomic
-     * updates of one reference count from all event-loop threads at once (measured as the largest single cost of
-     * the send). Here each connection takes one slice of the entry (a pooled slice, with a reference count of its
-     * own: {@link WindowEntry} keeps entries in one pooled buffer for this) and each write a duplicate of that
-     * slice, whose count only this event loop touches.
+     * <p>Per entry, one connection-local view of its bytes is taken (a pooled slice with a reference count of its
+     * own: {@link WindowEntry} keeps entries in one pooled buffer for this) and read by every frame of the pass;
+     * frames that share the entry instead of copying it take a duplicate of that view. Taking those references on
+     * the entry's own buffer would make thousands of atomic updates of one reference count from all event-loop
+     * threads at once (measured as the largest single cost of the send before the views).
      */
     private void writeAll(ChannelHandlerContext ctx, boolean direct, long nowMillis) {
-        MessageFrames frames = direct ? new MessageFrames(planSize, partitionIndex) : null;
+        MessageFrames frames = direct
+                ? new MessageFrames(ctx.alloc(), planSize, partitionIndex, ctx.channel().isWritable()) : null;
         // Per entry, its view without (even index) and with (odd index) the broker entry metadata; made on first use.
         ByteBuf[] views = direct ? new ByteBuf[entries.size() * 2] : null;
-        // The whole pass of this connection as one buffer of [header, bytes] pairs: one write through the pipeline and
-        // one outbound-buffer entry instead of two per message (the flush still hands every part to one writev).
-        CompositeByteBuf pass = direct ? ctx.alloc().compositeDirectBuffer(Math.max(2, 2 * planSize)) : null;
         long totalMessages = 0;
         long totalBytes = 0;
         try {
@@ -185,9 +181,8 @@ public final class ConnectionSend implements Runnable {
                 for (int i = planStart[c]; i < planStart[c + 1]; i++) {
                     WindowEntry e = entries.get(plan[i]);
                     if (direct) {
-                        ByteBuf view = view(views, plan[i], e, bc.brokerEntryMetadata);
-                        pass.addComponent(true, frames.header(bc.consumerId(), e.position, epochs[c],
-                                view.readableBytes())).addComponent(true, view.retainedDuplicate());
+                        frames.add(bc.consumerId(), e.position, epochs[c], view(views, plan[i], e,
+                                bc.brokerEntryMetadata));
                     } else {
                         ctx.write(bc.cnx.newMessageAndIntercept(bc.consumerId(), e.position.getLedgerId(),
                                 e.position.getEntryId(), partitionIndex, 0, e.payloadFor(bc.brokerEntryMetadata),
@@ -200,18 +195,15 @@ public final class ConnectionSend implements Runnable {
                 totalMessages += messages;
                 totalBytes += bytes;
             }
-            if (pass != null && pass.numComponents() > 0) {
-                ctx.write(pass, ctx.voidPromise());
-                pass = null;
+            ByteBuf out = direct ? frames.finish() : null;
+            if (out != null) {
+                ctx.write(out, ctx.voidPromise());
             }
         } finally {
-            if (pass != null) {
-                pass.release(); // nothing to write, or a failure on the way: its parts go back with it
-            }
             counters.messagesDelivered.add(totalMessages);
             counters.bytesDelivered.add(totalBytes);
             if (direct) {
-                frames.release();
+                frames.release(); // nothing left after finish(); after a failure on the way, what was built
                 releaseAll(views);
             }
         }

@@ -1,64 +1,94 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
-import org.apache.pulsar.common.allocator.PulsarByteBufAllocator;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.api.proto.CommandMessage;
 import org.apache.pulsar.common.protocol.Commands;
 
 /**
- * The frame headers of the messages one {@link ConnectionSend} writes, serialized into one buffer:
- * {@code [total size][command size][CommandMessage]} per message, followed on the wire by the entry's bytes, which
- * is Pulsar's frame format for a message sent to a consumer.
+ * The bytes of the messages one {@link ConnectionSend} writes, in Pulsar's frame format for a message sent to a
+ * consumer: {@code [total size][command size][CommandMessage]} per message, then the entry's bytes.
+ *
+ * <p>Two layouts. <b>Copied</b> (when the connection is writable and the entry is at most {@link #COPY_LIMIT}
+ * bytes): the entry's bytes are copied after the header into the same buffer, so that a connection's pass is
+ * usually one contiguous buffer: one write through the pipeline, one address for the kernel, no reference count
+ * taken per message (experiment 8 in docs/benchmarks.md). <b>Shared</b> (an entry over the limit, or a connection
+ * whose outbound buffer is already above Netty's high-water mark): the header closes the current buffer and a
+ * duplicate of the entry's bytes follows by reference, so that a slow connection holds no copies beyond one pass
+ * and large entries are never copied per consumer. Several parts go out as one composite buffer.
  *
  * <p>Why not stock {@code ServerCnx.newMessageAndIntercept}: per message it clears the thread's shared
  * {@link BaseCommand} (a check of every one of its ~60 fields), allocates a pooled buffer for 40-odd bytes, and wraps
- * header and entry in a {@code ByteBufPair} that the pipeline's encoder unwraps again. Here one buffer holds the
- * headers of up to {@value #HEADERS_PER_BUFFER} messages and the command object is reused with only the fields that
- * change (consumer id, message id, epoch); the fields written are those the stock code writes for a first delivery
- * (no redelivery count, no ack set).
- * {@link ConnectionSend} uses it only when the broker runs no other interceptor that would expect
- * {@code onPulsarCommand}/{@code messageDispatched} calls for these messages, and never on a TLS connection.
+ * header and entry in a {@code ByteBufPair} that the pipeline's encoder unwraps again. Here the command object is
+ * reused with only the fields that change (consumer id, message id, epoch); the fields written are those the stock
+ * code writes for a first delivery (no redelivery count, no ack set). {@link ConnectionSend} uses it only when the
+ * broker runs no other interceptor that would expect {@code onPulsarCommand}/{@code messageDispatched} calls for
+ * these messages, and never on a TLS connection.
  *
- * <p>Threading: confined to the event loop running the send; used for one pass, then {@link #release}d.
+ * <p>Threading: confined to the event loop running the send; used for one pass: {@link #finish} hands the frames
+ * over, {@link #release} frees whatever was not handed over.
  */
 final class MessageFrames {
 
     /**
      * Upper bound of one header: two 4-byte sizes, then the command: type (2 bytes), the message field's tag and
      * length (2), consumer id (11), message id with its tag and length (2 + ledger 11 + entry 11 + partition 11),
-     * epoch (11). Used to size the buffers; a header that does not fit starts the next buffer.
+     * epoch (11). Used to size the buffers.
      */
     static final int MAX_HEADER_BYTES = 8 + 2 + 2 + 11 + 2 + 33 + 11;
+    /** Entries up to this size are copied after their header; larger ones are shared by reference. */
+    static final int COPY_LIMIT = 16 * 1024;
     /**
-     * Headers per buffer at most: a pass that sends more (a catch-up of many consumers) gets further buffers, so
-     * that no single allocation grows with the pass (each stays well inside one pooled chunk).
+     * Capacity of one buffer at most (unless a single frame needs more): a pass that sends more (a catch-up of many
+     * consumers) gets further buffers, so that no single allocation grows with the pass.
      */
-    static final int HEADERS_PER_BUFFER = 1024;
+    static final int BUFFER_BYTES = 256 * 1024;
 
+    private final ByteBufAllocator alloc;
     private final BaseCommand command = new BaseCommand().setType(BaseCommand.Type.MESSAGE);
     private final int partition;
-    /** Headers left to write in this pass, for sizing the next buffer. */
+    private final boolean copy;
+    /** Frames left to add in this pass, for sizing the next buffer. */
     private int remaining;
-    /** The buffer being filled; this object holds one reference to it. */
-    private ByteBuf headers;
-
-    MessageFrames(int messages, int partition) {
-        this.partition = partition;
-        this.remaining = Math.max(1, messages);
-        this.headers = nextBuffer();
-    }
-
-    private ByteBuf nextBuffer() {
-        return PulsarByteBufAllocator.DEFAULT.directBuffer(Math.min(remaining, HEADERS_PER_BUFFER) * MAX_HEADER_BYTES);
-    }
+    /** The buffer being filled, or null; this object owns it until {@link #finish}. */
+    private ByteBuf current;
+    /** The parts finished so far: null, one buffer, or (once there are two) a composite of them; owned likewise. */
+    private ByteBuf done;
+    private boolean doneIsComposite;
 
     /**
-     * Serializes the header of one message of {@code payloadBytes} bytes (the entry as written after it) and returns
-     * a new reference to it, which its new owner releases (the connection's composite pass buffer, once written).
+     * @param messages the number of frames this pass will add (a sizing hint)
+     * @param copySmallEntries whether small entries may be copied (false when the connection is not writable)
      */
-    ByteBuf header(long consumerId, PositionImpl position, long consumerEpoch, int payloadBytes) {
+    MessageFrames(ByteBufAllocator alloc, int messages, int partition, boolean copySmallEntries) {
+        this.alloc = alloc;
+        this.partition = partition;
+        this.copy = copySmallEntries;
+        this.remaining = Math.max(1, messages);
+    }
+
+    /** Adds the frame of one message whose bytes are {@code entry}'s readable bytes (not consumed, not released). */
+    void add(long consumerId, PositionImpl position, long consumerEpoch, ByteBuf entry) {
+        int payloadBytes = entry.readableBytes();
+        boolean copied = copy && payloadBytes <= COPY_LIMIT;
+        int commandBytes = prepareCommand(consumerId, position, consumerEpoch);
+        ByteBuf out = room(8 + commandBytes + (copied ? payloadBytes : 0), copied ? payloadBytes : 0);
+        out.writeInt(4 + commandBytes + payloadBytes);
+        out.writeInt(commandBytes);
+        command.writeTo(out);
+        if (copied) {
+            out.writeBytes(entry, entry.readerIndex(), payloadBytes);
+        } else {
+            closeCurrent();
+            append(entry.retainedDuplicate());
+        }
+        remaining = Math.max(1, remaining - 1);
+    }
+
+    private int prepareCommand(long consumerId, PositionImpl position, long consumerEpoch) {
         CommandMessage message = command.setMessage().setConsumerId(consumerId);
         message.setMessageId().setLedgerId(position.getLedgerId()).setEntryId(position.getEntryId())
                 .setPartition(partition);
@@ -67,21 +97,63 @@ final class MessageFrames {
         } else {
             message.clearConsumerEpoch();
         }
-        int commandBytes = command.getSerializedSize();
-        if (headers.writableBytes() < 8 + commandBytes) {
-            headers.release(); // the headers written so far hold their own references
-            headers = nextBuffer();
-        }
-        remaining = Math.max(1, remaining - 1);
-        int start = headers.writerIndex();
-        headers.writeInt(4 + commandBytes + payloadBytes);
-        headers.writeInt(commandBytes);
-        command.writeTo(headers);
-        return headers.retainedSlice(start, headers.writerIndex() - start);
+        return command.getSerializedSize();
     }
 
-    /** Gives back this object's own reference; the buffer is freed once every header written is released. */
+    /** The current buffer with at least {@code need} bytes free; a new one sized for the frames still to come. */
+    private ByteBuf room(int need, int payloadBytes) {
+        if (current != null && current.writableBytes() >= need) {
+            return current;
+        }
+        closeCurrent();
+        long expected = (long) remaining * (MAX_HEADER_BYTES + payloadBytes);
+        current = alloc.directBuffer((int) Math.max(need, Math.min(expected, BUFFER_BYTES)));
+        return current;
+    }
+
+    private void closeCurrent() {
+        if (current != null) {
+            ByteBuf b = current;
+            current = null;
+            if (b.isReadable()) {
+                append(b);
+            } else {
+                b.release();
+            }
+        }
+    }
+
+    private void append(ByteBuf part) {
+        if (done == null) {
+            done = part;
+        } else if (doneIsComposite) {
+            ((CompositeByteBuf) done).addComponent(true, part);
+        } else {
+            CompositeByteBuf parts = alloc.compositeDirectBuffer(Integer.MAX_VALUE);
+            parts.addComponent(true, done);
+            done = parts;
+            doneIsComposite = true;
+            parts.addComponent(true, part);
+        }
+    }
+
+    /** Hands the frames over (the caller writes and so releases them); null when nothing was added. */
+    ByteBuf finish() {
+        closeCurrent();
+        ByteBuf frames = done;
+        done = null;
+        return frames;
+    }
+
+    /** Frees whatever {@link #finish} has not handed over (after a failure on the way); harmless after it. */
     void release() {
-        headers.release();
+        if (current != null) {
+            current.release();
+            current = null;
+        }
+        if (done != null) {
+            done.release();
+            done = null;
+        }
     }
 }

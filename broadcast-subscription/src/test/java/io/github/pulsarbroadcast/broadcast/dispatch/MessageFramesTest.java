@@ -1,17 +1,17 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Set;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.protocol.ByteBufPair;
@@ -20,11 +20,14 @@ import org.testng.annotations.DataProvider;
 import org.testng.annotations.Test;
 
 /**
- * Contract: the frames {@link MessageFrames} writes are byte for byte what stock Pulsar writes for the same message
- * ({@code Commands.newMessageCommand} + {@code serializeCommandMessageWithSize}), so that every client reads them as
- * it reads stock messages, and every reference they take is given back.
+ * Contract: the frames {@link MessageFrames} writes are byte for byte what stock Pulsar writes for the same messages
+ * ({@code Commands.newMessageCommand} + {@code serializeCommandMessageWithSize}, header then entry), in either
+ * layout (copied or shared), so that every client reads them as it reads stock messages; small entries are copied
+ * only where allowed, large ones never; no buffer grows with the pass; every reference taken is given back.
  */
 public class MessageFramesTest {
+
+    private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
 
     @DataProvider
     public Object[][] messages() {
@@ -39,75 +42,141 @@ public class MessageFramesTest {
     }
 
     @Test(groups = "unit", timeOut = 10_000, dataProvider = "messages")
-    public void headerIsWhatStockPulsarWrites(long consumerId, long ledger, long entry, int partition, long epoch) {
-        ByteBuf payload = Unpooled.wrappedBuffer("metadata and payload".getBytes(StandardCharsets.UTF_8));
-        MessageFrames frames = new MessageFrames(1, partition);
-        ByteBuf ours = frames.header(consumerId, PositionImpl.get(ledger, entry), epoch, payload.readableBytes());
-        ByteBuf headers = ours.unwrap();
-        frames.release();
+    public void aFrameIsWhatStockPulsarWritesInEitherLayout(long consumerId, long ledger, long entry, int partition,
+                                                            long epoch) {
+        for (boolean copy : new boolean[] {true, false}) {
+            ByteBuf payload = Unpooled.wrappedBuffer("metadata and payload".getBytes(StandardCharsets.UTF_8));
+            MessageFrames frames = new MessageFrames(ALLOC, 1, partition, copy);
+            frames.add(consumerId, PositionImpl.get(ledger, entry), epoch, payload);
+            ByteBuf ours = frames.finish();
+            frames.release();
+            try {
+                assertEquals(ByteBufUtil.hexDump(ours), stockFrame(consumerId, ledger, entry, partition, epoch, payload),
+                        "copy=" + copy);
+                assertTrue(ours.readableBytes() - payload.readableBytes() <= MessageFrames.MAX_HEADER_BYTES,
+                        "header within the bound");
+                assertEquals(payload.refCnt(), copy ? 1 : 2, "a shared frame holds a reference, a copied one not");
+            } finally {
+                ours.release();
+                assertEquals(payload.refCnt(), 1, "the entry's reference is given back with the frames");
+                payload.release();
+            }
+        }
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void smallEntriesMakeOneBufferAndLargeOnesAreSharedNotCopied() {
+        ByteBuf small = Unpooled.directBuffer(1024).writeZero(1024);
+        ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
+        MessageFrames frames = new MessageFrames(ALLOC, 100, -1, true);
+        StringBuilder expected = new StringBuilder();
+        for (int c = 0; c < 100; c++) {
+            frames.add(c, PositionImpl.get(3, 4), 0, small);
+            expected.append(stockFrame(c, 3, 4, -1, 0, small));
+        }
+        ByteBuf ours = frames.finish();
+        assertFalse(ours instanceof CompositeByteBuf, "100 frames of 1 KB are one buffer");
+        assertEquals(ours.nioBufferCount(), 1);
+        assertEquals(ByteBufUtil.hexDump(ours), expected.toString());
+        assertEquals(small.refCnt(), 1, "copied, no reference kept");
+        ours.release();
+
+        frames = new MessageFrames(ALLOC, 3, -1, true);
+        frames.add(1, PositionImpl.get(3, 4), 0, small);
+        frames.add(1, PositionImpl.get(3, 5), 0, large);
+        frames.add(2, PositionImpl.get(3, 4), 0, small);
+        ours = frames.finish();
+        assertEquals(large.refCnt(), 2, "the large entry is shared");
+        assertEquals(ByteBufUtil.hexDump(ours), stockFrame(1, 3, 4, -1, 0, small) + stockFrame(1, 3, 5, -1, 0, large)
+                + stockFrame(2, 3, 4, -1, 0, small));
+        ours.release();
+        assertEquals(large.refCnt(), 1);
+        small.release();
+        large.release();
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aConnectionThatIsNotWritableGetsSharedFramesOnly() {
+        ByteBuf small = Unpooled.directBuffer(100).writeZero(100);
+        MessageFrames frames = new MessageFrames(ALLOC, 10, -1, false);
+        StringBuilder expected = new StringBuilder();
+        for (int c = 0; c < 10; c++) {
+            frames.add(c, PositionImpl.get(1, c), 0, small);
+            expected.append(stockFrame(c, 1, c, -1, 0, small));
+        }
+        ByteBuf ours = frames.finish();
+        assertEquals(small.refCnt(), 11, "every frame refers to the entry instead of copying it");
+        assertEquals(ByteBufUtil.hexDump(ours), expected.toString());
+        ours.release();
+        assertEquals(small.refCnt(), 1);
+        small.release();
+    }
+
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aLargePassSpreadsOverBuffersOfBoundedSize() {
+        ByteBuf entry = Unpooled.directBuffer(1000).writeZero(1000);
+        int n = MessageFrames.BUFFER_BYTES / 1000 * 3 + 7;
+        MessageFrames frames = new MessageFrames(ALLOC, n, -1, true);
+        for (int i = 0; i < n; i++) {
+            frames.add(i, PositionImpl.get(1, i), i, entry);
+        }
+        CompositeByteBuf ours = (CompositeByteBuf) frames.finish();
+        assertTrue(ours.numComponents() >= 3, "a pass of " + n + " frames uses several buffers");
+        for (int i = 0; i < ours.numComponents(); i++) {
+            assertTrue(ours.internalComponent(i).capacity() <= MessageFrames.BUFFER_BYTES,
+                    "no buffer grows with the pass: " + ours.internalComponent(i).capacity());
+        }
+        ByteBuf read = ours.duplicate();
+        for (int i = 0; i < n; i++) {
+            String stock = stockFrame(i, 1, i, -1, i, entry);
+            assertEquals(ByteBufUtil.hexDump(read.readSlice(stock.length() / 2)), stock, "frame " + i);
+        }
+        assertFalse(read.isReadable());
+        ours.release();
+        assertEquals(ours.refCnt(), 0);
+        entry.release();
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void consecutiveFramesDoNotCarryFieldsOver() {
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[100]);
+        MessageFrames frames = new MessageFrames(ALLOC, 2, 5, true);
+        // The command object is reused: an epoch set for the first message must not leak into the second.
+        frames.add(1, PositionImpl.get(2, 3), 9, payload);
+        frames.add(4, PositionImpl.get(5, 6), Commands.DEFAULT_CONSUMER_EPOCH, payload);
+        ByteBuf ours = frames.finish();
+        try {
+            assertEquals(ByteBufUtil.hexDump(ours), stockFrame(1, 2, 3, 5, 9, payload)
+                    + stockFrame(4, 5, 6, 5, Commands.DEFAULT_CONSUMER_EPOCH, payload));
+        } finally {
+            ours.release();
+            payload.release();
+        }
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void releaseWithoutFinishGivesEverythingBack() {
+        ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
+        MessageFrames frames = new MessageFrames(ALLOC, 3, -1, true);
+        frames.add(1, PositionImpl.get(1, 1), 0, large);
+        frames.add(2, PositionImpl.get(1, 1), 0, large);
+        assertEquals(large.refCnt(), 3);
+        frames.release(); // a failure on the way: nothing was handed over
+        assertEquals(large.refCnt(), 1, "the shared references are given back");
+        assertNull(frames.finish(), "nothing left to hand over after a release");
+        large.release();
+        assertNull(new MessageFrames(ALLOC, 0, -1, true).finish(), "a pass without frames writes nothing");
+    }
+
+    /** Stock Pulsar's frame for one message, header and entry, as hex. */
+    private static String stockFrame(long consumerId, long ledger, long entry, int partition, long epoch,
+                                     ByteBuf payload) {
         BaseCommand command = Commands.newMessageCommand(consumerId, ledger, entry, partition, 0, null, epoch);
         ByteBufPair stock = Commands.serializeCommandMessageWithSize(command, payload.retainedDuplicate());
         try {
-            assertEquals(ByteBufUtil.hexDump(ours), ByteBufUtil.hexDump(stock.getFirst()));
-            assertTrue(ours.readableBytes() <= MessageFrames.MAX_HEADER_BYTES, "within the bound");
+            return ByteBufUtil.hexDump(stock.getFirst()) + ByteBufUtil.hexDump(stock.getSecond());
         } finally {
-            ours.release();
-            assertEquals(headers.refCnt(), 0, "the headers' buffer is freed with the last header");
             stock.release();
-            payload.release();
-        }
-    }
-
-    @Test(groups = "unit", timeOut = 10_000)
-    public void aLargePassSpreadsOverBuffersAndFreesThemAll() {
-        int n = MessageFrames.HEADERS_PER_BUFFER * 5 + 7;
-        MessageFrames frames = new MessageFrames(n, -1);
-        List<ByteBuf> written = new ArrayList<>();
-        Set<ByteBuf> buffers = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (int i = 0; i < n; i++) {
-            ByteBuf header = frames.header(i, PositionImpl.get(1, i), i, 10);
-            written.add(header);
-            buffers.add(header.unwrap());
-        }
-        frames.release();
-        assertTrue(buffers.size() >= 2, "a pass of " + n + " headers uses more than one buffer");
-        for (ByteBuf b : buffers) {
-            assertTrue(b.capacity() <= MessageFrames.HEADERS_PER_BUFFER * MessageFrames.MAX_HEADER_BYTES,
-                    "no buffer grows with the pass: " + b.capacity());
-        }
-        for (int i = 0; i < n; i += 997) {
-            ByteBufPair stock = Commands.serializeCommandMessageWithSize(
-                    Commands.newMessageCommand(i, 1, i, -1, 0, null, i), Unpooled.wrappedBuffer(new byte[10]));
-            assertEquals(ByteBufUtil.hexDump(written.get(i)), ByteBufUtil.hexDump(stock.getFirst()), "header " + i);
-            stock.release();
-        }
-        written.forEach(ByteBuf::release);
-        for (ByteBuf b : buffers) {
-            assertEquals(b.refCnt(), 0, "every buffer freed once its headers are released");
-        }
-    }
-
-    @Test(groups = "unit", timeOut = 10_000)
-    public void consecutiveHeadersDoNotCarryFieldsOver() {
-        ByteBuf payload = Unpooled.wrappedBuffer(new byte[100]);
-        MessageFrames frames = new MessageFrames(2, 5);
-        // The command object is reused: an epoch set for the first message must not leak into the second.
-        ByteBuf first = frames.header(1, PositionImpl.get(2, 3), 9, payload.readableBytes());
-        ByteBuf second = frames.header(4, PositionImpl.get(5, 6), Commands.DEFAULT_CONSUMER_EPOCH, 1);
-        ByteBuf headers = second.unwrap();
-        frames.release();
-        ByteBufPair stock = Commands.serializeCommandMessageWithSize(
-                Commands.newMessageCommand(4, 5, 6, 5, 0, null, Commands.DEFAULT_CONSUMER_EPOCH),
-                Unpooled.wrappedBuffer(new byte[1]));
-        try {
-            assertEquals(ByteBufUtil.hexDump(second), ByteBufUtil.hexDump(stock.getFirst()));
-        } finally {
-            first.release();
-            assertEquals(headers.refCnt(), 1, "the second header still holds the buffer");
-            second.release();
-            assertEquals(headers.refCnt(), 0, "freed once both headers are released");
-            stock.release();
-            payload.release();
         }
     }
 }
