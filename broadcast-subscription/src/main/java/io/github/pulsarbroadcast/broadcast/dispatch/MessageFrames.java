@@ -53,8 +53,10 @@ final class MessageFrames {
     private final boolean copy;
     /** Frames left to add in this pass, for sizing the next buffer. */
     private int remaining;
-    /** The buffer being filled, or null; this object owns it until {@link #finish}. */
+    /** The buffer being filled, or null; this object holds one reference to it. */
     private ByteBuf current;
+    /** Where the bytes of {@link #current} not yet handed to {@link #done} start. */
+    private int pendingStart;
     /** The parts finished so far: null, one buffer, or (once there are two) a composite of them; owned likewise. */
     private ByteBuf done;
     private boolean doneIsComposite;
@@ -82,7 +84,9 @@ final class MessageFrames {
         if (copied) {
             out.writeBytes(entry, entry.readerIndex(), payloadBytes);
         } else {
-            closeCurrent();
+            // The header stays in the current buffer (the next headers follow it there); the part written so far
+            // goes out as a slice, then the entry's bytes by reference.
+            appendPending();
             append(entry.retainedDuplicate());
         }
         remaining = Math.max(1, remaining - 1);
@@ -108,19 +112,32 @@ final class MessageFrames {
         closeCurrent();
         long expected = (long) remaining * (MAX_HEADER_BYTES + payloadBytes);
         current = alloc.directBuffer((int) Math.max(need, Math.min(expected, BUFFER_BYTES)));
+        pendingStart = 0;
         return current;
     }
 
+    /** Hands the current buffer's pending bytes to {@link #done}: the buffer itself when they are all of it. */
     private void closeCurrent() {
-        if (current != null) {
-            ByteBuf b = current;
-            current = null;
-            if (b.isReadable()) {
-                append(b);
-            } else {
-                b.release();
-            }
+        if (current == null) {
+            return;
         }
+        ByteBuf b = current;
+        current = null;
+        if (pendingStart == 0 && b.isReadable()) {
+            append(b);
+        } else {
+            if (b.writerIndex() > pendingStart) {
+                append(b.retainedSlice(pendingStart, b.writerIndex() - pendingStart));
+            }
+            b.release();
+        }
+    }
+
+    /** Hands the current buffer's pending bytes to {@link #done} as a slice and keeps filling the buffer. */
+    private void appendPending() {
+        int end = current.writerIndex();
+        append(current.retainedSlice(pendingStart, end - pendingStart));
+        pendingStart = end;
     }
 
     private void append(ByteBuf part) {

@@ -12,6 +12,9 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.protocol.ByteBufPair;
@@ -104,9 +107,14 @@ public class MessageFramesTest {
             frames.add(c, PositionImpl.get(1, c), 0, small);
             expected.append(stockFrame(c, 1, c, -1, 0, small));
         }
-        ByteBuf ours = frames.finish();
+        CompositeByteBuf ours = (CompositeByteBuf) frames.finish();
         assertEquals(small.refCnt(), 11, "every frame refers to the entry instead of copying it");
         assertEquals(ByteBufUtil.hexDump(ours), expected.toString());
+        Set<ByteBuf> headerBuffers = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < ours.numComponents(); i += 2) {
+            headerBuffers.add(ours.internalComponent(i).unwrap());
+        }
+        assertEquals(headerBuffers.size(), 1, "the ten headers are slices of one buffer, not a buffer each");
         ours.release();
         assertEquals(small.refCnt(), 1);
         small.release();
