@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: confined to the subscription's dispatch thread; every field is owned by it. Storage callbacks arrive
  * on other threads and only post back.
  */
-final class FanOut {
+final class FanOut implements GatheredFlows.Applier {
 
     private static final Logger log = LoggerFactory.getLogger(FanOut.class);
 
@@ -79,7 +79,9 @@ final class FanOut {
         bc.joined = true;
     }
 
-    void flow(BroadcastConsumer bc, int permits) {
+    /** Adds a consumer's permits (gathered flow commands, {@link GatheredFlows}) and places it if it was idle. */
+    @Override
+    public void flow(BroadcastConsumer bc, int permits) {
         if (bc.isRemoved()) {
             return;
         }
