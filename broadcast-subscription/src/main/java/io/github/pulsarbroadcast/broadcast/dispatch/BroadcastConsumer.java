@@ -12,8 +12,7 @@ import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
  * ({@link BroadcastDispatcher}) maps stock consumers to these.
  *
  * <p>Threading: the identity fields, {@link #cnx} and {@link #cursor} are final. {@link #state} (volatile for
- * readers) and {@link #epoch} are owned by the dispatch thread (set before the consumer is handed to it);
- * {@link #flowed} and {@link #flowHolds} are atomic, any writer ({@link GatheredFlows}). The output
+ * readers) and {@link #epoch} are owned by the dispatch thread (set before the consumer is handed to it). The output
  * counters are single-writer (the connection's event-loop thread, after each write) and volatile for the stats task,
  * which publishes them into the stock consumer's stats under this object's monitor.
  */
@@ -55,10 +54,6 @@ public final class BroadcastConsumer {
      * (it sees the position as attached) would otherwise send on them. Dispatch thread only.
      */
     boolean joined;
-    /** Permits of flow commands gathered and not yet applied ({@link GatheredFlows}); atomic through its updater. */
-    volatile int flowed;
-    /** Tasks queued for this consumer that must run before its later permits ({@link GatheredFlows#hold}); atomic. */
-    volatile int flowHolds;
     /** The consumer epoch messages carry (Failover redelivery); dispatch thread only. */
     long epoch;
     /** Set once when the consumer leaves; volatile so event-loop writes stop for it. */

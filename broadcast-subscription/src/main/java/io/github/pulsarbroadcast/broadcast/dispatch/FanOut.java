@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: confined to the subscription's dispatch thread; every field is owned by it. Storage callbacks arrive
  * on other threads and only post back.
  */
-final class FanOut implements GatheredFlows.Applier {
+final class FanOut {
 
     private static final Logger log = LoggerFactory.getLogger(FanOut.class);
 
@@ -79,9 +79,7 @@ final class FanOut implements GatheredFlows.Applier {
         bc.joined = true;
     }
 
-    /** Adds a consumer's permits (gathered flow commands, {@link GatheredFlows}) and places it if it was idle. */
-    @Override
-    public void flow(BroadcastConsumer bc, int permits) {
+    void flow(BroadcastConsumer bc, int permits) {
         if (bc.isRemoved()) {
             return;
         }

@@ -44,8 +44,6 @@ final class SubscriptionEngine {
     private final FanOut fanOut;
     private final RetainedCursors.Scan scan = new RetainedCursors.Scan();
     private final PositionSync positions;
-    private final GatheredFlows flows = new GatheredFlows();
-    private final Runnable applyGatheredFlows;
 
     /** Until when (nano clock) joining consumers start at the mark-delete position. */
     private volatile long recoveryUntilNanos;
@@ -67,7 +65,6 @@ final class SubscriptionEngine {
         this.loop = loop;
         this.nanoClock = nanoClock;
         this.fanOut = new FanOut(this, storage, config, windowBudget, name);
-        this.applyGatheredFlows = () -> flows.drain(fanOut);
         this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop);
         if (start.restored != null) {
             // Kept at least the grace from the load, whatever the retention: their consumers are on their way back.
@@ -159,10 +156,7 @@ final class SubscriptionEngine {
             counters.resumedByName.increment();
         }
         positions.changed();
-        post(() -> {
-            fanOut.join(bc);
-            flows.release(bc, false, fanOut); // permits that arrived before the join
-        });
+        post(() -> fanOut.join(bc));
         if (log.isDebugEnabled()) {
             log.debug("{} Consumer {} joined ({}) at {}, epoch {}", name, consumerName, bc.resumed ? "resumed"
                     : recovering() ? "recovery window" : initialPosition, bc.cursor.acknowledged(), epoch);
@@ -195,20 +189,15 @@ final class SubscriptionEngine {
 
     // ----- flow, redelivery, acknowledgements -----
 
-    /** Gathers the permits of a flow command; one posted task applies all that arrive until it runs. Any thread. */
     void flow(BroadcastConsumer bc, int permits) {
-        if (permits > 0 && flows.add(bc, permits)) {
-            post(applyGatheredFlows);
+        if (permits > 0) {
+            post(() -> fanOut.flow(bc, permits));
         }
     }
 
     void redeliver(BroadcastConsumer bc, long epoch) {
         counters.redeliveries.increment();
-        flows.hold(bc); // permits sent after the redelivery request go to the redelivered messages, not before
-        post(() -> {
-            fanOut.redeliver(bc, epoch);
-            flows.release(bc, true, fanOut);
-        });
+        post(() -> fanOut.redeliver(bc, epoch));
     }
 
     /** Applies one acknowledgement of {@code bc}; any thread. */
