@@ -12,13 +12,15 @@ import org.apache.pulsar.common.protocol.Commands;
  * The bytes of the messages one {@link ConnectionSend} writes, in Pulsar's frame format for a message sent to a
  * consumer: {@code [total size][command size][CommandMessage]} per message, then the entry's bytes.
  *
- * <p>Two layouts. <b>Copied</b> (when the connection is writable and the entry is at most {@link #COPY_LIMIT}
- * bytes): the entry's bytes are copied after the header into the same buffer, so that a connection's pass is
- * usually one contiguous buffer: one write through the pipeline, one address for the kernel, no reference count
- * taken per message (experiment 8 in docs/benchmarks.md). <b>Shared</b> (an entry over the limit, or a connection
- * whose outbound buffer is already above Netty's high-water mark): the header closes the current buffer and a
- * duplicate of the entry's bytes follows by reference, so that a slow connection holds no copies beyond one pass
- * and large entries are never copied per consumer. Several parts go out as one composite buffer.
+ * <p>Two layouts. <b>Copied</b> (when the connection is writable, the entry is at most {@link #COPY_LIMIT} bytes
+ * and the pass's copies, this one included, stay within {@link #COPY_BUDGET}): the entry's bytes are copied after the
+ * header into the same buffer, so that a connection's pass is usually one contiguous buffer: one write through the
+ * pipeline, one address for the kernel, no reference count taken per message (experiment 8 in docs/benchmarks.md).
+ * <b>Shared</b> (otherwise: an entry over the limit, a connection whose outbound buffer is already above Netty's
+ * high-water mark, or the rest of a pass past the budget, such as a large catch-up): the header stays in the current
+ * buffer, which goes out as a slice, and a duplicate of the entry's bytes follows by reference. So one pass copies
+ * at most {@link #COPY_BUDGET} bytes of entries, a slow connection gets no copies at all, and large entries are
+ * never copied per consumer. Several parts go out as one composite buffer.
  *
  * <p>Why not stock {@code ServerCnx.newMessageAndIntercept}: per message it clears the thread's shared
  * {@link BaseCommand} (a check of every one of its ~60 fields), allocates a pooled buffer for 40-odd bytes, and wraps
@@ -42,6 +44,12 @@ final class MessageFrames {
     /** Entries up to this size are copied after their header; larger ones are shared by reference. */
     static final int COPY_LIMIT = 16 * 1024;
     /**
+     * Bytes of entries one pass copies at most; the rest of the pass is shared. Bounds the memory a pass adds on top
+     * of the shared entries: a tail pass of 100 consumers x 1 KB copies about 100 KB, but a catch-up of 100 consumers
+     * x 1,000 permits of 1 KB entries would otherwise copy 100 MB.
+     */
+    static final int COPY_BUDGET = 256 * 1024;
+    /**
      * Capacity of one buffer at most (unless a single frame needs more): a pass that sends more (a catch-up of many
      * consumers) gets further buffers, so that no single allocation grows with the pass.
      */
@@ -50,7 +58,8 @@ final class MessageFrames {
     private final ByteBufAllocator alloc;
     private final BaseCommand command = new BaseCommand().setType(BaseCommand.Type.MESSAGE);
     private final int partition;
-    private final boolean copy;
+    /** Bytes of entries this pass may still copy (0 when the connection is not writable). */
+    private int copyBudget;
     /** Frames left to add in this pass, for sizing the next buffer. */
     private int remaining;
     /** The buffer being filled, or null; this object holds one reference to it. */
@@ -68,14 +77,14 @@ final class MessageFrames {
     MessageFrames(ByteBufAllocator alloc, int messages, int partition, boolean copySmallEntries) {
         this.alloc = alloc;
         this.partition = partition;
-        this.copy = copySmallEntries;
+        this.copyBudget = copySmallEntries ? COPY_BUDGET : 0;
         this.remaining = Math.max(1, messages);
     }
 
     /** Adds the frame of one message whose bytes are {@code entry}'s readable bytes (not consumed, not released). */
     void add(long consumerId, PositionImpl position, long consumerEpoch, ByteBuf entry) {
         int payloadBytes = entry.readableBytes();
-        boolean copied = copy && payloadBytes <= COPY_LIMIT;
+        boolean copied = payloadBytes <= COPY_LIMIT && payloadBytes <= copyBudget;
         int commandBytes = prepareCommand(consumerId, position, consumerEpoch);
         ByteBuf out = room(8 + commandBytes + (copied ? payloadBytes : 0), copied ? payloadBytes : 0);
         out.writeInt(4 + commandBytes + payloadBytes);
@@ -83,6 +92,7 @@ final class MessageFrames {
         command.writeTo(out);
         if (copied) {
             out.writeBytes(entry, entry.readerIndex(), payloadBytes);
+            copyBudget -= payloadBytes;
         } else {
             // The header stays in the current buffer (the next headers follow it there); the part written so far
             // goes out as a slice, then the entry's bytes by reference.
@@ -110,7 +120,8 @@ final class MessageFrames {
             return current;
         }
         closeCurrent();
-        long expected = (long) remaining * (MAX_HEADER_BYTES + payloadBytes);
+        // The frames still to come, copying no more than the budget allows.
+        long expected = (long) remaining * MAX_HEADER_BYTES + Math.min((long) remaining * payloadBytes, copyBudget);
         current = alloc.directBuffer((int) Math.max(need, Math.min(expected, BUFFER_BYTES)));
         pendingStart = 0;
         return current;
@@ -125,11 +136,14 @@ final class MessageFrames {
         current = null;
         if (pendingStart == 0 && b.isReadable()) {
             append(b);
-        } else {
+            return;
+        }
+        try {
             if (b.writerIndex() > pendingStart) {
                 append(b.retainedSlice(pendingStart, b.writerIndex() - pendingStart));
             }
-            b.release();
+        } finally {
+            b.release(); // this object's own reference; the slices handed over hold theirs
         }
     }
 

@@ -5,20 +5,26 @@ import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
 
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.protocol.ByteBufPair;
 import org.apache.pulsar.common.protocol.Commands;
+import org.testng.ITestResult;
+import org.testng.annotations.AfterMethod;
+import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.DataProvider;
 import org.testng.annotations.Test;
 
@@ -30,7 +36,51 @@ import org.testng.annotations.Test;
  */
 public class MessageFramesTest {
 
-    private static final ByteBufAllocator ALLOC = PooledByteBufAllocator.DEFAULT;
+    /** Hands out unpooled direct buffers and remembers them, so that a test can check that every one was freed. */
+    private static final class RecordingAllocator extends AbstractByteBufAllocator {
+        final List<ByteBuf> made = new ArrayList<>();
+
+        RecordingAllocator() {
+            super(true);
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            throw new AssertionError("MessageFrames allocates direct buffers only");
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            ByteBuf b = UnpooledByteBufAllocator.DEFAULT.directBuffer(initialCapacity, maxCapacity);
+            made.add(b);
+            return b;
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
+        }
+
+        void assertAllFreed() {
+            for (ByteBuf b : made) {
+                assertEquals(b.refCnt(), 0, "a buffer MessageFrames allocated was not freed");
+            }
+        }
+    }
+
+    private RecordingAllocator alloc;
+
+    @BeforeMethod(alwaysRun = true)
+    public void newAllocator() {
+        alloc = new RecordingAllocator();
+    }
+
+    @AfterMethod(alwaysRun = true)
+    public void everyBufferFreed(ITestResult result) {
+        if (result.isSuccess()) {
+            alloc.assertAllFreed();
+        }
+    }
 
     @DataProvider
     public Object[][] messages() {
@@ -49,13 +99,13 @@ public class MessageFramesTest {
                                                             long epoch) {
         for (boolean copy : new boolean[] {true, false}) {
             ByteBuf payload = Unpooled.wrappedBuffer("metadata and payload".getBytes(StandardCharsets.UTF_8));
-            MessageFrames frames = new MessageFrames(ALLOC, 1, partition, copy);
+            MessageFrames frames = new MessageFrames(alloc, 1, partition, copy);
             frames.add(consumerId, PositionImpl.get(ledger, entry), epoch, payload);
             ByteBuf ours = frames.finish();
             frames.release();
             try {
-                assertEquals(ByteBufUtil.hexDump(ours), stockFrame(consumerId, ledger, entry, partition, epoch, payload),
-                        "copy=" + copy);
+                assertEquals(ByteBufUtil.hexDump(ours),
+                        stockFrame(consumerId, ledger, entry, partition, epoch, payload), "copy=" + copy);
                 assertTrue(ours.readableBytes() - payload.readableBytes() <= MessageFrames.MAX_HEADER_BYTES,
                         "header within the bound");
                 assertEquals(payload.refCnt(), copy ? 1 : 2, "a shared frame holds a reference, a copied one not");
@@ -71,7 +121,7 @@ public class MessageFramesTest {
     public void smallEntriesMakeOneBufferAndLargeOnesAreSharedNotCopied() {
         ByteBuf small = Unpooled.directBuffer(1024).writeZero(1024);
         ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
-        MessageFrames frames = new MessageFrames(ALLOC, 100, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, 100, -1, true);
         StringBuilder expected = new StringBuilder();
         for (int c = 0; c < 100; c++) {
             frames.add(c, PositionImpl.get(3, 4), 0, small);
@@ -84,7 +134,7 @@ public class MessageFramesTest {
         assertEquals(small.refCnt(), 1, "copied, no reference kept");
         ours.release();
 
-        frames = new MessageFrames(ALLOC, 3, -1, true);
+        frames = new MessageFrames(alloc, 3, -1, true);
         frames.add(1, PositionImpl.get(3, 4), 0, small);
         frames.add(1, PositionImpl.get(3, 5), 0, large);
         frames.add(2, PositionImpl.get(3, 4), 0, small);
@@ -101,7 +151,7 @@ public class MessageFramesTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void aConnectionThatIsNotWritableGetsSharedFramesOnly() {
         ByteBuf small = Unpooled.directBuffer(100).writeZero(100);
-        MessageFrames frames = new MessageFrames(ALLOC, 10, -1, false);
+        MessageFrames frames = new MessageFrames(alloc, 10, -1, false);
         StringBuilder expected = new StringBuilder();
         for (int c = 0; c < 10; c++) {
             frames.add(c, PositionImpl.get(1, c), 0, small);
@@ -115,6 +165,7 @@ public class MessageFramesTest {
             headerBuffers.add(ours.internalComponent(i).unwrap());
         }
         assertEquals(headerBuffers.size(), 1, "the ten headers are slices of one buffer, not a buffer each");
+        assertEquals(ours.numComponents(), 20, "a header slice and the shared entry per frame, nothing consolidated");
         ours.release();
         assertEquals(small.refCnt(), 1);
         small.release();
@@ -124,7 +175,7 @@ public class MessageFramesTest {
     public void aLargePassSpreadsOverBuffersOfBoundedSize() {
         ByteBuf entry = Unpooled.directBuffer(1000).writeZero(1000);
         int n = MessageFrames.BUFFER_BYTES / 1000 * 3 + 7;
-        MessageFrames frames = new MessageFrames(ALLOC, n, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, n, -1, true);
         for (int i = 0; i < n; i++) {
             frames.add(i, PositionImpl.get(1, i), i, entry);
         }
@@ -148,7 +199,7 @@ public class MessageFramesTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void consecutiveFramesDoNotCarryFieldsOver() {
         ByteBuf payload = Unpooled.wrappedBuffer(new byte[100]);
-        MessageFrames frames = new MessageFrames(ALLOC, 2, 5, true);
+        MessageFrames frames = new MessageFrames(alloc, 2, 5, true);
         // The command object is reused: an epoch set for the first message must not leak into the second.
         frames.add(1, PositionImpl.get(2, 3), 9, payload);
         frames.add(4, PositionImpl.get(5, 6), Commands.DEFAULT_CONSUMER_EPOCH, payload);
@@ -165,7 +216,7 @@ public class MessageFramesTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void releaseWithoutFinishGivesEverythingBack() {
         ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
-        MessageFrames frames = new MessageFrames(ALLOC, 3, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, 3, -1, true);
         frames.add(1, PositionImpl.get(1, 1), 0, large);
         frames.add(2, PositionImpl.get(1, 1), 0, large);
         assertEquals(large.refCnt(), 3);
@@ -173,7 +224,68 @@ public class MessageFramesTest {
         assertEquals(large.refCnt(), 1, "the shared references are given back");
         assertNull(frames.finish(), "nothing left to hand over after a release");
         large.release();
-        assertNull(new MessageFrames(ALLOC, 0, -1, true).finish(), "a pass without frames writes nothing");
+        assertNull(new MessageFrames(alloc, 0, -1, true).finish(), "a pass without frames writes nothing");
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void anEntryOfExactlyTheLimitIsCopiedAndOneByteMoreIsShared() {
+        ByteBuf atLimit = Unpooled.directBuffer(MessageFrames.COPY_LIMIT).writeZero(MessageFrames.COPY_LIMIT);
+        ByteBuf over = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
+        MessageFrames frames = new MessageFrames(alloc, 2, -1, true);
+        frames.add(1, PositionImpl.get(1, 1), 0, atLimit);
+        frames.add(1, PositionImpl.get(1, 2), 0, over);
+        ByteBuf ours = frames.finish();
+        assertEquals(atLimit.refCnt(), 1, "copied");
+        assertEquals(over.refCnt(), 2, "shared");
+        assertEquals(ByteBufUtil.hexDump(ours), stockFrame(1, 1, 1, -1, 0, atLimit) + stockFrame(1, 1, 2, -1, 0, over));
+        ours.release();
+        atLimit.release();
+        over.release();
+    }
+
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aPassCopiesAtMostItsBudgetAndSharesTheRest() {
+        ByteBuf entry = Unpooled.directBuffer(1000).writeZero(1000);
+        int n = MessageFrames.COPY_BUDGET / 1000 * 4; // a large catch-up: four budgets' worth of entries
+        MessageFrames frames = new MessageFrames(alloc, n, -1, true);
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            frames.add(i, PositionImpl.get(1, i), 0, entry);
+            expected.append(stockFrame(i, 1, i, -1, 0, entry));
+        }
+        ByteBuf ours = frames.finish();
+        int copied = MessageFrames.COPY_BUDGET / 1000;
+        assertEquals(entry.refCnt(), 1 + n - copied, "the first " + copied + " entries copied, the rest shared");
+        assertEquals(ByteBufUtil.hexDump(ours), expected.toString());
+        long allocated = alloc.made.stream().mapToLong(ByteBuf::capacity).sum();
+        assertTrue(allocated < MessageFrames.COPY_BUDGET + (long) n * MessageFrames.MAX_HEADER_BYTES
+                + MessageFrames.BUFFER_BYTES, "memory of the pass bounded by the budget: " + allocated);
+        ours.release();
+        assertEquals(entry.refCnt(), 1);
+        entry.release();
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aFailureHalfwayLosesNothingAfterRelease() {
+        ByteBuf good = Unpooled.directBuffer(100).writeZero(100);
+        ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
+        ByteBuf freed = Unpooled.directBuffer(100).writeZero(100);
+        freed.release(); // an entry released by mistake: copying it throws
+        MessageFrames frames = new MessageFrames(alloc, 4, -1, true);
+        frames.add(1, PositionImpl.get(1, 1), 0, good);
+        frames.add(2, PositionImpl.get(1, 2), 0, large);
+        frames.add(3, PositionImpl.get(1, 1), 0, good);
+        try {
+            frames.add(4, PositionImpl.get(1, 3), 0, freed);
+            throw new AssertionError("copying a released entry must fail");
+        } catch (IllegalReferenceCountException expected) {
+            // as ConnectionSend's finally does
+        }
+        frames.release();
+        assertEquals(large.refCnt(), 1, "the shared reference given back");
+        good.release();
+        large.release();
+        // every buffer the frames allocated is checked as freed after the test
     }
 
     /** Stock Pulsar's frame for one message, header and entry, as hex. */
