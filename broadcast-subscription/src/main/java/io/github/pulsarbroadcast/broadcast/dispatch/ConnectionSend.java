@@ -165,7 +165,8 @@ public final class ConnectionSend implements Runnable {
      */
     private void writeAll(ChannelHandlerContext ctx, boolean direct, long nowMillis) {
         MessageFrames frames = direct
-                ? new MessageFrames(ctx.alloc(), planSize, partitionIndex, ctx.channel().isWritable()) : null;
+                ? new MessageFrames(ctx.alloc(), planSize, partitionIndex,
+                        ctx.channel().isWritable() ? MessageFrames.copyBudget(consumers.size()) : 0) : null;
         // Per entry, its view without (even index) and with (odd index) the broker entry metadata; made on first use.
         ByteBuf[] views = direct ? new ByteBuf[entries.size() * 2] : null;
         long totalMessages = 0;

@@ -13,14 +13,16 @@ import org.apache.pulsar.common.protocol.Commands;
  * consumer: {@code [total size][command size][CommandMessage]} per message, then the entry's bytes.
  *
  * <p>Two layouts. <b>Copied</b> (when the connection is writable, the entry is at most {@link #COPY_LIMIT} bytes
- * and the pass's copies, this one included, stay within {@link #COPY_BUDGET}): the entry's bytes are copied after the
- * header into the same buffer, so that a connection's pass is usually one contiguous buffer: one write through the
- * pipeline, one address for the kernel, no reference count taken per message (experiment 8 in docs/benchmarks.md).
+ * and the pass's copies, this one included, stay within its {@link #copyBudget budget}): the entry's bytes are copied
+ * after the
+ * header into the same buffer, so that a connection's pass is usually one contiguous buffer: one write through
+ * the pipeline, one address for the kernel, no reference count taken per message (experiment 8 in
+ * docs/benchmarks.md).
  * <b>Shared</b> (otherwise: an entry over the limit, a connection whose outbound buffer is already above Netty's
  * high-water mark, or the rest of a pass past the budget, such as a large catch-up): the header stays in the current
- * buffer, which goes out as a slice, and a duplicate of the entry's bytes follows by reference. So one pass copies
- * at most {@link #COPY_BUDGET} bytes of entries, a slow connection gets no copies at all, and large entries are
- * never copied per consumer. Several parts go out as one composite buffer.
+ * buffer, which goes out as a slice, and a duplicate of the entry's bytes follows by reference. So a pass copies
+ * at most its budget (a tail pass, one entry per consumer, fits whole), a slow connection gets no copies at all,
+ * and large entries are never copied per consumer. Several parts go out as one composite buffer.
  *
  * <p>Why not stock {@code ServerCnx.newMessageAndIntercept}: per message it clears the thread's shared
  * {@link BaseCommand} (a check of every one of its ~60 fields), allocates a pooled buffer for 40-odd bytes, and wraps
@@ -43,12 +45,19 @@ final class MessageFrames {
     static final int MAX_HEADER_BYTES = 8 + 2 + 2 + 11 + 2 + 33 + 11;
     /** Entries up to this size are copied after their header; larger ones are shared by reference. */
     static final int COPY_LIMIT = 16 * 1024;
-    /**
-     * Bytes of entries one pass copies at most; the rest of the pass is shared. Bounds the memory a pass adds on top
-     * of the shared entries: a tail pass of 100 consumers x 1 KB copies about 100 KB, but a catch-up of 100 consumers
-     * x 1,000 permits of 1 KB entries would otherwise copy 100 MB.
-     */
+    /** The smallest copy budget of a pass, whatever its number of consumers. */
     static final int COPY_BUDGET = 256 * 1024;
+    /** Budget per consumer of the pass: a tail pass (one entry of up to 2 KB per consumer) is copied whole. */
+    static final int COPY_PER_CONSUMER = 2 * 1024;
+
+    /**
+     * Bytes of entries a pass to {@code consumers} consumers copies at most; the rest of the pass is shared. Bounds
+     * the memory a pass adds on top of the shared entries: a tail pass of 100 consumers x 1 KB copies about 100 KB,
+     * but a catch-up of 100 consumers x 1,000 permits of 1 KB entries would otherwise copy 100 MB.
+     */
+    static int copyBudget(int consumers) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(COPY_BUDGET, (long) consumers * COPY_PER_CONSUMER));
+    }
     /**
      * Capacity of one buffer at most (unless a single frame needs more): a pass that sends more (a catch-up of many
      * consumers) gets further buffers, so that no single allocation grows with the pass.
@@ -58,7 +67,7 @@ final class MessageFrames {
     private final ByteBufAllocator alloc;
     private final BaseCommand command = new BaseCommand().setType(BaseCommand.Type.MESSAGE);
     private final int partition;
-    /** Bytes of entries this pass may still copy (0 when the connection is not writable). */
+    /** Bytes of entries this pass may still copy (none when the connection is not writable). */
     private int copyBudget;
     /** Frames left to add in this pass, for sizing the next buffer. */
     private int remaining;
@@ -72,12 +81,13 @@ final class MessageFrames {
 
     /**
      * @param messages the number of frames this pass will add (a sizing hint)
-     * @param copySmallEntries whether small entries may be copied (false when the connection is not writable)
+     * @param copyBudget bytes of entries the pass may copy ({@link #copyBudget(int)}; 0 when the connection is not
+     *        writable)
      */
-    MessageFrames(ByteBufAllocator alloc, int messages, int partition, boolean copySmallEntries) {
+    MessageFrames(ByteBufAllocator alloc, int messages, int partition, int copyBudget) {
         this.alloc = alloc;
         this.partition = partition;
-        this.copyBudget = copySmallEntries ? COPY_BUDGET : 0;
+        this.copyBudget = copyBudget;
         this.remaining = Math.max(1, messages);
     }
 

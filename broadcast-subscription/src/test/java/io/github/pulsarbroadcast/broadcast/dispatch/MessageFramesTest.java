@@ -99,7 +99,7 @@ public class MessageFramesTest {
                                                             long epoch) {
         for (boolean copy : new boolean[] {true, false}) {
             ByteBuf payload = Unpooled.wrappedBuffer("metadata and payload".getBytes(StandardCharsets.UTF_8));
-            MessageFrames frames = new MessageFrames(alloc, 1, partition, copy);
+            MessageFrames frames = new MessageFrames(alloc, 1, partition, copy ? MessageFrames.COPY_BUDGET : 0);
             frames.add(consumerId, PositionImpl.get(ledger, entry), epoch, payload);
             ByteBuf ours = frames.finish();
             frames.release();
@@ -121,7 +121,7 @@ public class MessageFramesTest {
     public void smallEntriesMakeOneBufferAndLargeOnesAreSharedNotCopied() {
         ByteBuf small = Unpooled.directBuffer(1024).writeZero(1024);
         ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
-        MessageFrames frames = new MessageFrames(alloc, 100, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, 100, -1, MessageFrames.COPY_BUDGET);
         StringBuilder expected = new StringBuilder();
         for (int c = 0; c < 100; c++) {
             frames.add(c, PositionImpl.get(3, 4), 0, small);
@@ -134,7 +134,7 @@ public class MessageFramesTest {
         assertEquals(small.refCnt(), 1, "copied, no reference kept");
         ours.release();
 
-        frames = new MessageFrames(alloc, 3, -1, true);
+        frames = new MessageFrames(alloc, 3, -1, MessageFrames.COPY_BUDGET);
         frames.add(1, PositionImpl.get(3, 4), 0, small);
         frames.add(1, PositionImpl.get(3, 5), 0, large);
         frames.add(2, PositionImpl.get(3, 4), 0, small);
@@ -151,7 +151,7 @@ public class MessageFramesTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void aConnectionThatIsNotWritableGetsSharedFramesOnly() {
         ByteBuf small = Unpooled.directBuffer(100).writeZero(100);
-        MessageFrames frames = new MessageFrames(alloc, 10, -1, false);
+        MessageFrames frames = new MessageFrames(alloc, 10, -1, 0);
         StringBuilder expected = new StringBuilder();
         for (int c = 0; c < 10; c++) {
             frames.add(c, PositionImpl.get(1, c), 0, small);
@@ -175,7 +175,7 @@ public class MessageFramesTest {
     public void aLargePassSpreadsOverBuffersOfBoundedSize() {
         ByteBuf entry = Unpooled.directBuffer(1000).writeZero(1000);
         int n = MessageFrames.BUFFER_BYTES / 1000 * 3 + 7;
-        MessageFrames frames = new MessageFrames(alloc, n, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, n, -1, MessageFrames.COPY_BUDGET);
         for (int i = 0; i < n; i++) {
             frames.add(i, PositionImpl.get(1, i), i, entry);
         }
@@ -199,7 +199,7 @@ public class MessageFramesTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void consecutiveFramesDoNotCarryFieldsOver() {
         ByteBuf payload = Unpooled.wrappedBuffer(new byte[100]);
-        MessageFrames frames = new MessageFrames(alloc, 2, 5, true);
+        MessageFrames frames = new MessageFrames(alloc, 2, 5, MessageFrames.COPY_BUDGET);
         // The command object is reused: an epoch set for the first message must not leak into the second.
         frames.add(1, PositionImpl.get(2, 3), 9, payload);
         frames.add(4, PositionImpl.get(5, 6), Commands.DEFAULT_CONSUMER_EPOCH, payload);
@@ -216,7 +216,7 @@ public class MessageFramesTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void releaseWithoutFinishGivesEverythingBack() {
         ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
-        MessageFrames frames = new MessageFrames(alloc, 3, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, 3, -1, MessageFrames.COPY_BUDGET);
         frames.add(1, PositionImpl.get(1, 1), 0, large);
         frames.add(2, PositionImpl.get(1, 1), 0, large);
         assertEquals(large.refCnt(), 3);
@@ -224,14 +224,15 @@ public class MessageFramesTest {
         assertEquals(large.refCnt(), 1, "the shared references are given back");
         assertNull(frames.finish(), "nothing left to hand over after a release");
         large.release();
-        assertNull(new MessageFrames(alloc, 0, -1, true).finish(), "a pass without frames writes nothing");
+        assertNull(new MessageFrames(alloc, 0, -1, MessageFrames.COPY_BUDGET).finish(),
+                "a pass without frames writes nothing");
     }
 
     @Test(groups = "unit", timeOut = 10_000)
     public void anEntryOfExactlyTheLimitIsCopiedAndOneByteMoreIsShared() {
         ByteBuf atLimit = Unpooled.directBuffer(MessageFrames.COPY_LIMIT).writeZero(MessageFrames.COPY_LIMIT);
         ByteBuf over = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
-        MessageFrames frames = new MessageFrames(alloc, 2, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, 2, -1, MessageFrames.COPY_BUDGET);
         frames.add(1, PositionImpl.get(1, 1), 0, atLimit);
         frames.add(1, PositionImpl.get(1, 2), 0, over);
         ByteBuf ours = frames.finish();
@@ -247,7 +248,7 @@ public class MessageFramesTest {
     public void aPassCopiesAtMostItsBudgetAndSharesTheRest() {
         ByteBuf entry = Unpooled.directBuffer(1000).writeZero(1000);
         int n = MessageFrames.COPY_BUDGET / 1000 * 4; // a large catch-up: four budgets' worth of entries
-        MessageFrames frames = new MessageFrames(alloc, n, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, n, -1, MessageFrames.COPY_BUDGET);
         StringBuilder expected = new StringBuilder();
         for (int i = 0; i < n; i++) {
             frames.add(i, PositionImpl.get(1, i), 0, entry);
@@ -265,13 +266,35 @@ public class MessageFramesTest {
         entry.release();
     }
 
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aTailPassIsCopiedWholeWhateverTheConsumersPerConnection() {
+        assertEquals(MessageFrames.copyBudget(1), MessageFrames.COPY_BUDGET, "the smallest budget");
+        assertEquals(MessageFrames.copyBudget(5_000), 5_000 * MessageFrames.COPY_PER_CONSUMER);
+        assertEquals(MessageFrames.copyBudget(Integer.MAX_VALUE), Integer.MAX_VALUE, "no overflow");
+        ByteBuf entry = Unpooled.directBuffer(1024).writeZero(1024);
+        int consumers = 5_000; // a gateway's connection: one entry to each of its consumers
+        MessageFrames frames = new MessageFrames(alloc, consumers, -1, MessageFrames.copyBudget(consumers));
+        long expectedBytes = 0;
+        for (int c = 0; c < consumers; c++) {
+            frames.add(c, PositionImpl.get(7, 8), 0, entry);
+            expectedBytes += stockFrame(c, 7, 8, -1, 0, entry).length() / 2;
+        }
+        ByteBuf ours = frames.finish();
+        assertEquals(entry.refCnt(), 1, "every frame copied, none shared");
+        assertEquals(ours.readableBytes(), expectedBytes);
+        String last = stockFrame(consumers - 1, 7, 8, -1, 0, entry);
+        assertEquals(ByteBufUtil.hexDump(ours, ours.writerIndex() - last.length() / 2, last.length() / 2), last);
+        ours.release();
+        entry.release();
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void aFailureHalfwayLosesNothingAfterRelease() {
         ByteBuf good = Unpooled.directBuffer(100).writeZero(100);
         ByteBuf large = Unpooled.directBuffer(MessageFrames.COPY_LIMIT + 1).writeZero(MessageFrames.COPY_LIMIT + 1);
         ByteBuf freed = Unpooled.directBuffer(100).writeZero(100);
         freed.release(); // an entry released by mistake: copying it throws
-        MessageFrames frames = new MessageFrames(alloc, 4, -1, true);
+        MessageFrames frames = new MessageFrames(alloc, 4, -1, MessageFrames.COPY_BUDGET);
         frames.add(1, PositionImpl.get(1, 1), 0, good);
         frames.add(2, PositionImpl.get(1, 2), 0, large);
         frames.add(3, PositionImpl.get(1, 1), 0, good);
