@@ -13,16 +13,15 @@ import org.apache.pulsar.common.protocol.Commands;
  * consumer: {@code [total size][command size][CommandMessage]} per message, then the entry's bytes.
  *
  * <p>Two layouts. <b>Copied</b> (when the connection is writable, the entry is at most {@link #COPY_LIMIT} bytes
- * and the pass's copies, this one included, stay within its {@link #copyBudget budget}): the entry's bytes are copied
- * after the
- * header into the same buffer, so that a connection's pass is usually one contiguous buffer: one write through
- * the pipeline, one address for the kernel, no reference count taken per message (experiment 8 in
- * docs/benchmarks.md).
- * <b>Shared</b> (otherwise: an entry over the limit, a connection whose outbound buffer is already above Netty's
- * high-water mark, or the rest of a pass past the budget, such as a large catch-up): the header stays in the current
- * buffer, which goes out as a slice, and a duplicate of the entry's bytes follows by reference. So a pass copies
- * at most its budget (a tail pass, one entry per consumer, fits whole), a slow connection gets no copies at all,
- * and large entries are never copied per consumer. Several parts go out as one composite buffer.
+ * and the pass's copies, this one included, stay within its {@link #copyBudget budget}): the entry's bytes are
+ * copied after the header into the same buffer, so that a connection's pass is usually one contiguous buffer: one
+ * write through the pipeline, one address for the kernel, no reference count taken per message (experiment 8 in
+ * docs/benchmarks.md). <b>Shared</b> (otherwise: an entry over the limit, a connection whose outbound buffer is
+ * already above Netty's high-water mark, or the rest of a pass past the budget, such as a large catch-up): the
+ * header stays in the current buffer, which goes out as a slice, and a duplicate of the entry's bytes follows by
+ * reference. So a pass copies at most its budget (a tail pass, one entry per consumer, fits whole), a slow
+ * connection gets no copies at all, and large entries are never copied per consumer. Several parts go out as one
+ * composite buffer.
  *
  * <p>Why not stock {@code ServerCnx.newMessageAndIntercept}: per message it clears the thread's shared
  * {@link BaseCommand} (a check of every one of its ~60 fields), allocates a pooled buffer for 40-odd bytes, and wraps
@@ -58,6 +57,7 @@ final class MessageFrames {
     static int copyBudget(int consumers) {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(COPY_BUDGET, (long) consumers * COPY_PER_CONSUMER));
     }
+
     /**
      * Capacity of one buffer at most (unless a single frame needs more): a pass that sends more (a catch-up of many
      * consumers) gets further buffers, so that no single allocation grows with the pass.
