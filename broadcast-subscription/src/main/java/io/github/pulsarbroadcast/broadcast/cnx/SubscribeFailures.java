@@ -11,7 +11,11 @@ import java.util.function.LongSupplier;
  * session still owns it): one WARN per attempt was 277,237 lines (97 MB) in 30 s, measured on the process cluster
  * (benchmarks.md, "Reconnect storm after a crash"). Stock Pulsar logs one line per failed subscribe.
  *
- * <p>Threading: any thread (the connections' event loops); {@link #windowStart} and {@link #unlogged} are atomics.
+ * <p>Threading: any thread (the connections' event loops); {@link #windowStart}, {@link #failures} and
+ * {@link #reportedUpTo} are atomics. Counting: every failure takes a number from {@link #failures} first; a WARN
+ * reports the failures numbered between the previous WARN's and its own, so a failure counted by another thread
+ * while a WARN is being decided is reported by the next WARN, never lost (a reset of a shared counter at the WARN
+ * lost such concurrent counts: {@code SubscribeFailuresTest.concurrentFailuresGiveOneWarningAndLoseNoCount}).
  */
 final class SubscribeFailures {
 
@@ -20,8 +24,10 @@ final class SubscribeFailures {
     private final LongSupplier nanoClock;
     /** When the current window's WARN was logged; {@link Long#MIN_VALUE} before the first failure. */
     private final AtomicLong windowStart = new AtomicLong(Long.MIN_VALUE);
-    /** Failures logged at DEBUG since the last WARN. */
-    private final AtomicLong unlogged = new AtomicLong();
+    /** Failures so far; each failure's number is the value its increment returned. */
+    private final AtomicLong failures = new AtomicLong();
+    /** The number of the failure last logged at WARN (0 before the first). */
+    private final AtomicLong reportedUpTo = new AtomicLong();
 
     SubscribeFailures(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
@@ -32,12 +38,13 @@ final class SubscribeFailures {
      * since the previous WARN (this one is to be logged at WARN with that number).
      */
     long failed() {
+        long number = failures.incrementAndGet();
         long now = nanoClock.getAsLong();
         long start = windowStart.get();
         if ((start == Long.MIN_VALUE || now - start >= INTERVAL_NANOS) && windowStart.compareAndSet(start, now)) {
-            return unlogged.getAndSet(0);
+            long previous = reportedUpTo.getAndAccumulate(number, Math::max);
+            return Math.max(0, number - 1 - previous);
         }
-        unlogged.incrementAndGet();
         return -1;
     }
 }

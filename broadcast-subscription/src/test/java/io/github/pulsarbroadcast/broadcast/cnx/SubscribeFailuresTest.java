@@ -45,6 +45,8 @@ public class SubscribeFailuresTest {
         int threads = 8;
         int each = 10_000;
         AtomicInteger warnings = new AtomicInteger();
+        // A failure that raced with the first warning may be counted by it (its number came first) or by the next.
+        AtomicLong countedAtWarnings = new AtomicLong();
         CountDownLatch start = new CountDownLatch(1);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
@@ -53,8 +55,10 @@ public class SubscribeFailuresTest {
                 done.add(pool.submit(() -> {
                     start.await();
                     for (int i = 0; i < each; i++) {
-                        if (failures.failed() >= 0) {
+                        long counted = failures.failed();
+                        if (counted >= 0) {
                             warnings.incrementAndGet();
+                            countedAtWarnings.addAndGet(counted);
                         }
                     }
                     return null;
@@ -69,6 +73,7 @@ public class SubscribeFailuresTest {
         }
         assertEquals(warnings.get(), 1, "one window, one warning");
         clock.addAndGet(SubscribeFailures.INTERVAL_NANOS);
-        assertEquals(failures.failed(), threads * each - 1, "every other failure counted");
+        assertEquals(countedAtWarnings.get() + failures.failed(), threads * each - 1,
+                "every failure but the first warning's own counted once, by one warning or the next");
     }
 }
