@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.standalone.Main;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -99,7 +100,7 @@ final class ForkedBroker implements Broker {
         if (!s.brokerJavaOpts.isBlank()) {
             cmd.addAll(Arrays.asList(s.brokerJavaOpts.trim().split("\\s+")));
         }
-        cmd.addAll(List.of("-cp", brokerClassPath(), "io.github.pulsarbroadcast.standalone.Main", "standalone",
+        cmd.addAll(List.of("-cp", brokerClassPath(), Main.class.getName(), "standalone",
                 "--port", "0", "--web-port", "0", "--zookeeper-port", "0", "--bookie-port", "0",
                 "--bind-address", "127.0.0.1", "--data-dir", dataDir.toString(), "--wipe",
                 "--config", conf.toString()));

@@ -6,7 +6,8 @@
  * NAR), {@code prometheus} (the metrics on the broker's {@code /metrics}), {@code cnx} (the connection handler that
  * routes broadcast commands), {@code dispatch} (the subscription, its dispatcher and the dispatch core),
  * {@code positions} (saved consumer positions), {@code cursor} (the per-consumer virtual cursor), {@code metrics} (the
- * instruments the dispatch path records into), {@code client} (a helper for Java clients, which needs only the client
- * API).
+ * instruments the dispatch path records into), {@code listing} (the consumer listing as plain data, JDK types only),
+ * {@code client} (a helper for Java clients, which needs only the client API). {@code listing.http} (the listing's
+ * servlet, loaded by the broker with a class loader of its own) depends on {@code listing} alone.
  */
 package io.github.pulsarbroadcast.broadcast;

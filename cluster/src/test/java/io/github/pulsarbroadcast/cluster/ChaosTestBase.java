@@ -258,10 +258,11 @@ abstract class ChaosTestBase {
      */
     static final int BROKER_LOSS_RECOVERY_SECONDS = SESSION_TIMEOUT_SECONDS + 18 * CLIENT_MAX_BACKOFF_SECONDS;
     /**
-     * A consumer resumes at the subscription's mark-delete position, so it may see again what lies between the
-     * slowest consumer's acknowledgement and its own, plus the acknowledgements of the last
-     * broadcastMarkDeleteIntervalMs (1 s) and of the mark-delete rate limit (1 s): 5 s of messages at 20 msg/s allows
-     * 3 s for the slowest consumer's lag (faults are spaced by {@link #awaitMarkDeleteFollowing}).
+     * A consumer resumes at its own saved position (docs/design.md, "Durable consumer positions"): after a graceful
+     * move the one captured at close (no duplicates); after a crash the last periodic save, so it may see again what it
+     * acknowledged in the last broadcastPositionSyncIntervalMs (5 s by default) plus what it had received but not yet
+     * acknowledged: 5 s of messages at 20 msg/s. A name with nothing saved yet resumes at the subscription's mark-delete
+     * position, within about 3 s of the slowest consumer (faults are spaced by {@link #awaitMarkDeleteFollowing}).
      */
     static final int MAX_DUPLICATES = RATE * 5;
 

@@ -288,8 +288,9 @@ public final class VirtualCursor {
         return permits;
     }
 
+    /** Adds a flow's permits, saturating at {@link Integer#MAX_VALUE} (a client may send any number of flows). */
     public void addPermits(int additional) {
-        permits += additional;
+        permits = (int) Math.min(Integer.MAX_VALUE, (long) permits + additional);
     }
 
     /** Drops all permits: the client forgets its queue on reconnect and sends a fresh flow. */

@@ -11,7 +11,7 @@ import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
  * its place in the dispatcher's bookkeeping. It holds no stock {@link Consumer}: the adapter
  * ({@link BroadcastDispatcher}) maps stock consumers to these.
  *
- * <p>Threading: the identity fields, {@link #cnx} and {@link #cursor} are final. {@link #state} (volatile for
+ * <p>Threading: the identity fields, {@link #cnx}, {@link #cursor} and {@link #inbox} are final. {@link #state} (volatile for
  * readers) and {@link #epoch} are owned by the dispatch thread (set before the consumer is handed to it). The output
  * counters are single-writer (the connection's event-loop thread, after each write) and volatile for the stats task,
  * which publishes them into the stock consumer's stats under this object's monitor.
@@ -42,6 +42,9 @@ public final class BroadcastConsumer {
     /** Whether the join resumed a position retained under this name. */
     final boolean resumed;
     private final SubscriptionEngine engine;
+    /** Flows and redeliveries not applied yet (its own monitor guards it), and the one task that applies them. */
+    final ConsumerInbox inbox = new ConsumerInbox();
+    final Runnable inboxTask;
 
     /**
      * Written by the dispatch thread only; volatile so that metrics and the consumer listing, which read it from
@@ -80,6 +83,7 @@ public final class BroadcastConsumer {
         this.brokerEntryMetadata = brokerEntryMetadata;
         this.epoch = epoch;
         this.resumed = resumed;
+        this.inboxTask = () -> engine.applyInbox(this);
     }
 
     void markRemoved() {

@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * interface; the model tests drive it directly with an in-memory storage, fake connections and a task queue.
  *
  * <p>Threading: {@link #join}, {@link #leave}, {@link #acknowledge} and the reset methods run on any thread (stock
- * subscribe, close and admin threads; random executor threads for acks); everything else is posted to the
- * {@link DispatchLoop}, which runs it in order. {@link #closed} and {@link #recoveryUntilNanos} are volatile and
- * {@link #resets} atomic (any writer). {@link #scan} is confined to the dispatch thread.
+ * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
+ * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
+ * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} and {@link #recoveryUntilNanos} are volatile and
+ * {@link #resets} atomic (any writer). {@link #scan} and {@link #inboxTaken} are confined to the dispatch thread.
  */
 final class SubscriptionEngine {
 
@@ -44,6 +45,8 @@ final class SubscriptionEngine {
     private final FanOut fanOut;
     private final RetainedCursors.Scan scan = new RetainedCursors.Scan();
     private final PositionSync positions;
+    /** Scratch for {@link #applyInbox}; dispatch thread only. */
+    private final ConsumerInbox.Taken inboxTaken = new ConsumerInbox.Taken();
 
     /** Until when (nano clock) joining consumers start at the mark-delete position. */
     private volatile long recoveryUntilNanos;
@@ -189,15 +192,34 @@ final class SubscriptionEngine {
 
     // ----- flow, redelivery, acknowledgements -----
 
+    /** Adds flow permits; any thread. At most one task per consumer is queued for flows and redeliveries. */
     void flow(BroadcastConsumer bc, int permits) {
-        if (permits > 0) {
-            post(() -> fanOut.flow(bc, permits));
+        if (permits > 0 && bc.inbox.offerPermits(permits)) {
+            post(bc.inboxTask);
         }
     }
 
+    /** Rewinds {@code bc} to its acknowledged position (a client's redeliver command); any thread. */
     void redeliver(BroadcastConsumer bc, long epoch) {
         counters.redeliveries.increment();
-        post(() -> fanOut.redeliver(bc, epoch));
+        if (bc.inbox.offerRedelivery(epoch)) {
+            post(bc.inboxTask);
+        }
+    }
+
+    /** Applies what {@code bc}'s inbox holds, in its order; dispatch thread. */
+    void applyInbox(BroadcastConsumer bc) {
+        ConsumerInbox.Taken taken = inboxTaken;
+        bc.inbox.takeInto(taken);
+        if (taken.permitsBefore > 0) {
+            fanOut.flow(bc, taken.permitsBefore);
+        }
+        if (taken.redeliver) {
+            fanOut.redeliver(bc, taken.redeliverEpoch);
+        }
+        if (taken.permitsAfter > 0) {
+            fanOut.flow(bc, taken.permitsAfter);
+        }
     }
 
     /** Applies one acknowledgement of {@code bc}; any thread. */

@@ -362,4 +362,13 @@ public class VirtualCursorTest {
         assertEquals(vc.nextLedger(), 1);
         assertEquals(vc.nextEntry(), 6);
     }
+
+    /** A client may send any number of flows: permits saturate instead of wrapping to a negative count. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void permitsSaturateAtTheLargestInt() {
+        VirtualCursor vc = new VirtualCursor(p(1, -1), RULES);
+        vc.addPermits(Integer.MAX_VALUE);
+        vc.addPermits(Integer.MAX_VALUE);
+        assertEquals(vc.permits(), Integer.MAX_VALUE);
+    }
 }

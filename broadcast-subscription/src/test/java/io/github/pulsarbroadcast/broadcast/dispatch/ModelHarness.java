@@ -56,6 +56,11 @@ final class ModelHarness implements DispatchLoop {
         return !tasks.isEmpty();
     }
 
+    /** How many tasks are queued (not counting scheduled ones that are not due). */
+    int queued() {
+        return tasks.size();
+    }
+
     /** Advances the clock, posting every scheduled task that falls due. */
     void advance(long millis) {
         nowNanos += millis * 1_000_000L;
