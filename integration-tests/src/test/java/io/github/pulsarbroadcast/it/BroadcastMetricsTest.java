@@ -81,15 +81,20 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         double sends = m.get("pulsar_broadcast_connection_sends_total");
         assertTrue(sends >= 1 && sends < 80, "connection sends: " + sends);
         assertEquals(m.get("pulsar_broadcast_retained_positions"), 1.0, "the consumer that left");
-        double connected = 0;
-        for (String state : new String[] {"waiting", "pending", "catching_up", "idle"}) {
-            connected += m.get("pulsar_broadcast_consumers{state=\"" + state + "\"}");
-        }
-        assertEquals(connected, 3.0);
-        assertEquals(m.get("pulsar_broadcast_consumer_lag_entries{quantile=\"1\"}"), 20.0,
-                "two positions acked nothing: the one still connected and the one retained");
-        assertEquals(m.get("pulsar_broadcast_consumer_lag_entries{quantile=\"0.5\"}"), 0.0,
-                "median (nearest rank) of {0, 0, 20, 20}");
+        // Consumers by state and lags are as of the last periodic sync (every 100 ms here): wait for one after the
+        // leave and the acks.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Map<String, Double> synced = scrape(sub);
+            double connected = 0;
+            for (String state : new String[] {"waiting", "pending", "catching_up", "idle"}) {
+                connected += synced.get("pulsar_broadcast_consumers{state=\"" + state + "\"}");
+            }
+            assertEquals(connected, 3.0);
+            assertEquals(synced.get("pulsar_broadcast_consumer_lag_entries{quantile=\"1\"}"), 20.0,
+                    "two positions acked nothing: the one still connected and the one retained");
+            assertEquals(synced.get("pulsar_broadcast_consumer_lag_entries{quantile=\"0.5\"}"), 0.0,
+                    "median (nearest rank) of {0, 0, 20, 20}");
+        });
         for (String stage : new String[] {"receive_to_persisted", "persisted_to_dispatch", "dispatch_to_first_write",
                 "dispatch_to_last_write"}) {
             String key = "pulsar_broadcast_stage_latency_ms_count{stage=\"" + stage + "\"}";

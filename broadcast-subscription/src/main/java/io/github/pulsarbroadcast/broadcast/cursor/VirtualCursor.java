@@ -118,6 +118,11 @@ public final class VirtualCursor {
         return acknowledgedPosition();
     }
 
+    /** {@code f} applied to the acknowledged position's ledger and entry, read under the monitor (no allocation). */
+    public synchronized long acknowledgedAs(java.util.function.LongBinaryOperator f) {
+        return f.applyAsLong(ackedLedger, ackedEntry);
+    }
+
     /**
      * The lower of {@code lowest} and this cursor's acknowledged position: {@code lowest} itself unless this
      * cursor is below it (or it is null), so a scan over every cursor allocates only where the minimum moves.

@@ -7,8 +7,9 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
 /**
  * A snapshot of a topic's ledgers that counts entries between positions in O(log ledgers): how far behind the last
- * written entry a consumer is ({@link #lag}), for metrics and the consumer listing. Built once per scrape or listing
- * and used for every consumer, never on the dispatch path.
+ * written entry a consumer is ({@link #lag}), for metrics and the consumer listing. Built once per listing, per
+ * periodic sync while metrics are read ({@link ConsumerSummaries}), or per scrape that finds no recent summary, and
+ * used for every consumer; never on the delivery path.
  *
  * <p>A position in a ledger that no longer exists (deleted after everyone had it) counts from the next ledger that
  * does. The count is exact for the ledgers of the snapshot; entries written after it are not counted.
@@ -55,14 +56,23 @@ public final class EntryOffsets {
 
     /** Entries after {@code acknowledged} up to the last confirmed entry of the snapshot; 0 when at or past it. */
     public long lag(PositionImpl acknowledged) {
-        return Math.max(0, lastOffset - offsetOf(acknowledged));
+        return lag(acknowledged.getLedgerId(), acknowledged.getEntryId());
+    }
+
+    /** {@link #lag(PositionImpl)} of the position ({@code ledgerId}, {@code entryId}). */
+    public long lag(long ledgerId, long entryId) {
+        return Math.max(0, lastOffset - offsetOf(ledgerId, entryId));
     }
 
     /** Entries at or before {@code p} (in the snapshot's ledgers). */
     private long offsetOf(PositionImpl p) {
-        int i = Arrays.binarySearch(ledgerIds, p.getLedgerId());
+        return offsetOf(p.getLedgerId(), p.getEntryId());
+    }
+
+    private long offsetOf(long ledgerId, long entryId) {
+        int i = Arrays.binarySearch(ledgerIds, ledgerId);
         if (i >= 0) {
-            return entriesBefore[i] + p.getEntryId() + 1;
+            return entriesBefore[i] + entryId + 1;
         }
         int insertion = -i - 1;
         return insertion >= ledgerIds.length ? total : entriesBefore[insertion];

@@ -44,6 +44,8 @@ final class FanOut {
     private final CatchUpReads catchUp;
 
     private final ArrayDeque<BroadcastConsumer> pending = new ArrayDeque<>();
+    /** Scratch for {@link #applyInbox}. */
+    private final ConsumerInbox.Taken inboxTaken = new ConsumerInbox.Taken();
     private boolean servicePassScheduled;
     private boolean closed;
 
@@ -86,6 +88,20 @@ final class FanOut {
         bc.cursor.addPermits(permits);
         if (bc.state == BroadcastConsumer.State.IDLE) {
             place(bc);
+        }
+    }
+
+    /** Applies what {@code bc}'s inbox holds: permits, then the redelivery if any, then permits. */
+    void applyInbox(BroadcastConsumer bc) {
+        bc.inbox.takeInto(inboxTaken);
+        if (inboxTaken.permitsBefore > 0) {
+            flow(bc, inboxTaken.permitsBefore);
+        }
+        if (inboxTaken.redeliver) {
+            redeliver(bc, inboxTaken.redeliverEpoch);
+        }
+        if (inboxTaken.permitsAfter > 0) {
+            flow(bc, inboxTaken.permitsAfter);
         }
     }
 

@@ -56,6 +56,9 @@ final class RetainedCursors {
         /** Whether any position (connected or retained) was moved forward. */
         boolean movedAny;
         int expired;
+        /** When not null, every position's lag ({@link #lagOf}) and connected consumer are added to it. */
+        ConsumerSummaries summaries;
+        java.util.function.LongBinaryOperator lagOf;
     }
 
     private final Map<String, Slot> byName = new HashMap<>();
@@ -152,6 +155,9 @@ final class RetainedCursors {
         out.lowestAcknowledged = cursor.lowerAcknowledged(out.lowestAcknowledged);
         if (attachedTo != null) {
             out.lowestNext = cursor.lowerNext(out.lowestNext);
+        }
+        if (out.summaries != null) {
+            out.summaries.add(cursor.acknowledgedAs(out.lagOf), attachedTo);
         }
     }
 

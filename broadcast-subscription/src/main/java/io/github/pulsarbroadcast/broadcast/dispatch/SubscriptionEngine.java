@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
  * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
  * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} and {@link #recoveryUntilNanos} are volatile and
- * {@link #resets} atomic (any writer). {@link #scan} and {@link #inboxTaken} are confined to the dispatch thread.
+ * {@link #resets} atomic (any writer). {@link #scan} is confined to the dispatch thread.
  */
 final class SubscriptionEngine {
 
@@ -45,8 +45,8 @@ final class SubscriptionEngine {
     private final FanOut fanOut;
     private final RetainedCursors.Scan scan = new RetainedCursors.Scan();
     private final PositionSync positions;
-    /** Scratch for {@link #applyInbox}; dispatch thread only. */
-    private final ConsumerInbox.Taken inboxTaken = new ConsumerInbox.Taken();
+    /** What the metrics read of every consumer, gathered by {@link #sync} while they are read. */
+    private final ConsumerSummaries summaries = new ConsumerSummaries();
 
     /** Until when (nano clock) joining consumers start at the mark-delete position. */
     private volatile long recoveryUntilNanos;
@@ -122,10 +122,20 @@ final class SubscriptionEngine {
     }
 
     /** See {@link SubscriptionSnapshot}; any thread. */
+    /**
+     * What the metrics show; any thread. The pass over every consumer comes from the last periodic sync when it is
+     * recent (three sync intervals, at least 3 s); otherwise this call makes it, over {@code connected} and every
+     * position.
+     */
     SubscriptionSnapshot snapshot(java.util.Collection<BroadcastConsumer> connected) {
-        long[] lags = cursors.lags(storage.entryOffsets());
-        return new SubscriptionSnapshot(connected, cursors.retainedCount(), fanOut.window.size(),
-                fanOut.window.bytes(), lags, counters);
+        long now = nanoClock.getAsLong();
+        long maxAge = TimeUnit.MILLISECONDS.toNanos(Math.max(3_000, 3 * config.markDeleteIntervalMs()));
+        ConsumerSummaries.Summary summary = summaries.latest(now, maxAge);
+        if (summary == null) {
+            summary = ConsumerSummaries.Summary.direct(connected, cursors.lags(storage.entryOffsets()), now);
+        }
+        return new SubscriptionSnapshot(summary, cursors.retainedCount(), fanOut.window.size(), fanOut.window.bytes(),
+                counters);
     }
 
     private void startRecoveryWindow() {
@@ -209,17 +219,7 @@ final class SubscriptionEngine {
 
     /** Applies what {@code bc}'s inbox holds, in its order; dispatch thread. */
     void applyInbox(BroadcastConsumer bc) {
-        ConsumerInbox.Taken taken = inboxTaken;
-        bc.inbox.takeInto(taken);
-        if (taken.permitsBefore > 0) {
-            fanOut.flow(bc, taken.permitsBefore);
-        }
-        if (taken.redeliver) {
-            fanOut.redeliver(bc, taken.redeliverEpoch);
-        }
-        if (taken.permitsAfter > 0) {
-            fanOut.flow(bc, taken.permitsAfter);
-        }
+        fanOut.applyInbox(bc);
     }
 
     /** Applies one acknowledgement of {@code bc}; any thread. */
@@ -260,7 +260,17 @@ final class SubscriptionEngine {
             return;
         }
         PositionImpl markDeleted = storage.markDeleted();
-        cursors.scan(markDeleted, nanoClock.getAsLong(), scan);
+        long now = nanoClock.getAsLong();
+        boolean summarize = summaries.wanted(now);
+        scan.summaries = summarize ? summaries : null;
+        scan.lagOf = summarize ? storage.entryOffsets()::lag : null;
+        if (summarize) {
+            summaries.begin();
+        }
+        cursors.scan(markDeleted, now, scan);
+        if (summarize) {
+            summaries.publish(now);
+        }
         if (scan.expired > 0) {
             counters.retainedExpired.add(scan.expired);
             log.info("{} Dropped {} retained consumer positions: their consumers did not reconnect within {} s",

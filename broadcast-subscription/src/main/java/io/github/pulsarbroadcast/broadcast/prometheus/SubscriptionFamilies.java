@@ -98,7 +98,7 @@ final class SubscriptionFamilies {
     private static final BroadcastConsumer.State[] STATES = {BroadcastConsumer.State.WAITING,
             BroadcastConsumer.State.PENDING, BroadcastConsumer.State.CATCHING_UP, BroadcastConsumer.State.IDLE};
 
-    /** The {@code quantile} label values of the lag family. */
+    /** The {@code quantile} label values of the lag family: the median, the 99th percentile, the maximum. */
     private static final String[] LAG_QUANTILES = {"0.5", "0.99", "1"};
 
     private static final String[] STAGES = {"receive_to_persisted", "persisted_to_dispatch",
@@ -134,9 +134,10 @@ final class SubscriptionFamilies {
                 "Entries between a consumer's acknowledged position and the last written entry, over connected and"
                         + " retained consumers: median, 99th percentile and maximum (quantile 1)");
         for (Sample s : samples) {
-            for (String q : LAG_QUANTILES) {
+            long[] values = {s.snapshot.lagMedian(), s.snapshot.lagP99(), s.snapshot.lagMax()};
+            for (int i = 0; i < LAG_QUANTILES.length; i++) {
                 text.sample("pulsar_broadcast_consumer_lag_entries", s.labels + "," + MetricsText.label("quantile",
-                        q), s.snapshot.lagQuantile(Double.parseDouble(q)));
+                        LAG_QUANTILES[i]), values[i]);
             }
         }
     }
