@@ -6,6 +6,8 @@ import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertTrue;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,6 +24,7 @@ import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
 import org.apache.pulsar.client.api.SubscriptionType;
 import org.testng.annotations.Test;
 
@@ -137,8 +140,70 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         assertTrue(body.contains("pulsar_broadcast_executor_queue_depth{cluster=\"" + cluster.clusterName()
                 + "\",thread=\"broadcast-dispatch-0\"}"), "executor threads are labelled");
         assertTrue(body.contains("pulsar_broadcast_subscriptions{cluster=\"" + cluster.clusterName() + "\"}"));
+        // Every metric the Grafana dashboard and the alert rules query is one the broker exports.
+        for (String file : new String[] {"../docker/grafana/pulsar-broadcast.json",
+                "../docker/prometheus/pulsar-broadcast-alerts.yml"}) {
+            Matcher m = Pattern.compile("pulsar_broadcast_[a-z_]*[a-z]").matcher(Files.readString(Path.of(file)));
+            int names = 0;
+            while (m.find()) {
+                names++;
+                assertTrue(typed.contains(familyOf(m.group(), types)), file + " queries " + m.group()
+                        + ", which the broker does not export");
+            }
+            assertTrue(names > 5, file + ": " + names + " metric names found");
+        }
         broadcast.close();
         stock.close();
+    }
+
+    /**
+     * The counters of the edges, on the endpoint: catch-up reads (a consumer joining at the earliest position after
+     * the window was trimmed), the window (a consumer whose receiver queue is full holds it), a redelivery, a resume
+     * by name, and consumers moved forward when an operator skips the backlog.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void edgeCountersReachTheEndpoint() throws Exception {
+        String topic = newTopic("edges");
+        String sub = "topic=\"" + topic + "\",subscription=\"fleet\"";
+        Consumer<String> carA = broadcastConsumer(topic, "fleet", "car-a");
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 20);
+        }
+        take(carA, 20); // at the tail, acknowledging nothing
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertEquals(scrape(sub).get("pulsar_broadcast_window_entries"), 0.0, "the sync trims the window"));
+        Consumer<String> carB = closeAfterTest(io.github.pulsarbroadcast.broadcast.client.Broadcast.configure(
+                client.newConsumer(Schema.STRING).topic(topic).subscriptionName("fleet").consumerName("car-b")
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)).subscribe());
+        take(carB, 20);
+        Map<String, Double> m = scrape(sub);
+        assertEquals(m.get("pulsar_broadcast_catchup_entries_read_total"), 20.0, "car-b's 20, read from storage");
+        assertTrue(m.get("pulsar_broadcast_catchup_bytes_read_total") >= 20 * "m-0".length(), m.toString());
+        assertEquals(m.get("pulsar_broadcast_redeliveries_total"), 0.0);
+        carB.redeliverUnacknowledgedMessages();
+        take(carB, 20);
+        assertEquals(scrape(sub).get("pulsar_broadcast_redeliveries_total"), 1.0);
+        carB.close();
+        Consumer<String> slow = closeAfterTest(io.github.pulsarbroadcast.broadcast.client.Broadcast.configure(
+                client.newConsumer(Schema.STRING).topic(topic).subscriptionName("fleet").consumerName("car-b")
+                        .receiverQueueSize(1)).subscribe());
+        assertEquals(scrape(sub).get("pulsar_broadcast_resumed_total"), 1.0, "car-b resumed its position");
+        // car-b, back with a queue of one, takes one message and holds the rest: the window keeps what it still needs
+        // once the tail moves on.
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "n", 5);
+        }
+        take(carA, 5);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Map<String, Double> w = scrape(sub);
+            assertTrue(w.get("pulsar_broadcast_window_entries") >= 1, w.toString());
+            assertTrue(w.get("pulsar_broadcast_window_bytes") >= "n-0".length(), w.toString());
+        });
+        cluster.admin().topics().skipAllMessages(topic, "fleet");
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertEquals(
+                scrape(sub).get("pulsar_broadcast_consumers_moved_forward_total"), 2.0,
+                "both connected consumers were behind the skipped backlog"));
+        closeAll(List.of(carA, slow));
     }
 
     private static String familyOf(String sample, Map<String, String> types) {

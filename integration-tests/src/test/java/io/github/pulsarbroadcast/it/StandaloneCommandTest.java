@@ -67,6 +67,10 @@ public class StandaloneCommandTest {
             assertNotNull(msg);
             assertEquals(msg.getValue(), "hello standalone");
         }
+        String adminUrl = line("admin URL:");
+        assertNotNull(adminUrl, String.join("\n", output));
+        servesBroadcastWithMetricsAndListing(serviceUrl.substring(serviceUrl.indexOf("pulsar://")).trim(),
+                adminUrl.substring(adminUrl.indexOf("http://")).trim());
 
         // SIGTERM, as Ctrl-C's sibling; Process.destroy() would also close our end of the pipe and lose the
         // shutdown message.
@@ -75,6 +79,43 @@ public class StandaloneCommandTest {
         reader.join(TimeUnit.SECONDS.toMillis(10)); // the last lines may still be in the pipe
         assertNotNull(line("Stopping pulsar-broadcast standalone"),
                 "no clean shutdown (exit code " + process.exitValue() + "):\n" + String.join("\n", output));
+    }
+
+    /**
+     * Issue 14's "works on the standalone": a broadcast consumer served, the plugin's metrics on the broker's own
+     * {@code /metrics}, and the consumer listing through {@code bin/pulsar-broadcast consumers}, as an operator runs it.
+     */
+    private void servesBroadcastWithMetricsAndListing(String serviceUrl, String webUrl) throws Exception {
+        String topic = "persistent://public/default/standalone-broadcast";
+        try (PulsarClient client = PulsarClient.builder().serviceUrl(serviceUrl).build();
+             Consumer<String> car = io.github.pulsarbroadcast.broadcast.client.Broadcast.configure(
+                     client.newConsumer(Schema.STRING).topic(topic).subscriptionName("fleet").consumerName("car-1"))
+                     .subscribe();
+             Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).create()) {
+            producer.send("road damage");
+            Message<String> msg = car.receive(30, TimeUnit.SECONDS);
+            assertNotNull(msg);
+            car.acknowledge(msg);
+            String series = "topic=\"" + topic + "\",subscription=\"fleet\"} ";
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertTrue(httpGet(webUrl + "/metrics/")
+                    .lines().anyMatch(l -> l.startsWith("pulsar_broadcast_messages_delivered_total{")
+                            && l.contains(series) && Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)) == 1),
+                    "no delivery counted in /metrics"));
+            Process listing = new ProcessBuilder(SCRIPT.toString(), "consumers", "--web-url", webUrl, "--topic", topic,
+                    "--subscription", "fleet", "--json").redirectErrorStream(true).start();
+            String answer = new String(listing.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(listing.waitFor(60, TimeUnit.SECONDS), "consumers command did not end");
+            assertEquals(listing.exitValue(), 0, answer);
+            assertTrue(answer.contains("\"car-1\""), "car-1 not listed: " + answer);
+        }
+    }
+
+    private static String httpGet(String url) throws Exception {
+        java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(r.statusCode(), 200, url);
+        return r.body();
     }
 
     private String line(String marker) {
