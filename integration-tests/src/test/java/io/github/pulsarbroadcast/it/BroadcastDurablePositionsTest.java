@@ -86,6 +86,7 @@ public class BroadcastDurablePositionsTest extends BroadcastTestBase {
             waitLongerThan(GRACE_SECONDS);
             assertEquals(backlog(topic), 5, "the retained position holds the backlog");
             await().atMost(Duration.ofSeconds(RETENTION_SECONDS + 10)).until(() -> backlog(topic) == 0);
+            assertEquals(dispatcher(topic, "fleet").counters().retainedExpired(), 1L, "the expiry is counted");
         } finally {
             stayer.close();
         }

@@ -85,13 +85,22 @@ public class BroadcastJoinAndCoexistenceTest extends BroadcastTestBase {
                 Stat ledgerBefore = zk.exists(ledgerPath, false);
                 Stat cursorBefore = zk.exists(cursorPath, false);
                 assertTrue(ledgerBefore != null && cursorBefore != null, "znodes " + ledgerPath);
+                // The saved positions: written by the periodic save (every 5 s by default), not per join.
+                String positionsPath = BroadcastDurablePositionsTest.savedPath(topic, "fleet");
+                await().atMost(Duration.ofSeconds(20)).until(() -> zk.exists(positionsPath, false) != null);
+                int positionsBefore = zk.exists(positionsPath, false).getVersion();
+                long start = System.nanoTime();
                 List<Consumer<String>> joined = broadcastConsumers(topic, "fleet", 10);
                 closeAll(joined);
                 Stat ledgerAfter = zk.exists(ledgerPath, false);
                 Stat cursorAfter = zk.exists(cursorPath, false);
+                int positionsWrites = zk.exists(positionsPath, false).getVersion() - positionsBefore;
+                long intervals = (System.nanoTime() - start) / 5_000_000_000L;
                 assertEquals(ledgerAfter.getMzxid(), ledgerBefore.getMzxid(), "managed ledger node written");
                 assertEquals(ledgerAfter.getCversion(), ledgerBefore.getCversion(), "cursor nodes added or removed");
                 assertEquals(cursorAfter.getMzxid(), cursorBefore.getMzxid(), "cursor node written");
+                assertTrue(positionsWrites <= intervals + 1, positionsWrites + " writes of the saved positions for 10"
+                        + " joins and 10 leaves within " + intervals + " whole sync intervals");
             } finally {
                 zk.close();
             }

@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
 final class PositionSync {
 
     private static final Logger log = LoggerFactory.getLogger(PositionSync.class);
+    /**
+     * Individually acknowledged ranges saved per snapshot, over all its consumers: 5-9 bytes each in the snapshot
+     * (SnapshotCodec), so at most about 9 MB of ranges per save whatever the number of consumers.
+     */
+    static final int MAX_SAVED_RANGES = 1_000_000;
 
     private final PositionStore store;
     private final long intervalNanos;
@@ -32,6 +37,8 @@ final class PositionSync {
     private volatile boolean stopped;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
     private boolean closing;
+    /** Whether the last capture dropped ranges. Guarded by {@code this}. */
+    private boolean droppingRanges;
     private long lastSaveNanos;
     private boolean saving;
     private int failuresLogged;
@@ -76,7 +83,19 @@ final class PositionSync {
             return null;
         }
         closing = last;
-        return store.save(cursors.save(nowNanos, loop.wallMillis()), last);
+        List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis(), MAX_SAVED_RANGES);
+        noteDroppedRanges(cursors.lastSaveRangesDropped());
+        return store.save(positions, last);
+    }
+
+    /** WARN when a save first drops ranges (and again after one that dropped none), DEBUG otherwise. */
+    private void noteDroppedRanges(int dropped) {
+        if (dropped > 0 && (!droppingRanges || log.isDebugEnabled())) {
+            log.warn("{} Saved {} consumer positions without their individually acknowledged ranges: more than {}"
+                    + " ranges in all; after a crash those consumers may get again what they acknowledged out of"
+                    + " order (duplicates, never loss)", name, dropped, MAX_SAVED_RANGES);
+        }
+        droppingRanges = dropped > 0;
     }
 
     /** The subscription works again after a failed close: periodic saves resume. */

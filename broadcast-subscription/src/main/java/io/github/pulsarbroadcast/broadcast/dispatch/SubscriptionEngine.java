@@ -335,7 +335,7 @@ final class SubscriptionEngine {
         }
         long now = nanoClock.getAsLong();
         // Kept for reopen(): a close or delete that fails half-way resumes the subscription on this broker.
-        positionsAtClose = cursors.save(now, loop.wallMillis());
+        positionsAtClose = cursors.save(now, loop.wallMillis(), Integer.MAX_VALUE); // in memory: every range
         CompletableFuture<Void> saved = positions.saveNow(cursors, now, true);
         closed = true;
         cursors.dropRetained();
