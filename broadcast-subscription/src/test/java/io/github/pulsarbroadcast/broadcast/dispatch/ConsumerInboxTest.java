@@ -4,7 +4,6 @@ import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertTrue;
 
-import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -24,19 +23,8 @@ public class ConsumerInboxTest {
     @Test(groups = "unit", timeOut = 30_000)
     public void aFloodOfFlowsAndRedeliveriesQueuesOneDispatchTask() throws Exception {
         ModelHarness world = new ModelHarness();
-        ModelLedger ledger = new ModelLedger(3, 5);
-        SubscriptionEngine engine = new SubscriptionEngine("persistent://t/ns/flood", "fleet", -1, ledger,
-                ModelHarness.config(10, 5, 60, 1000, 1000), WindowBudget.unlimited(), world, () -> world.nowNanos,
-                new SubscriptionStart(new ModelPositionStore(), null, false));
-        ModelHarness.Connection cnx = new ModelHarness.Connection(new ModelHarness.Deliveries() {
-            @Override
-            public void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch) {
-            }
-
-            @Override
-            public void endOfTopic(long consumerId) {
-            }
-        });
+        SubscriptionEngine engine = world.newEngine("persistent://t/ns/flood");
+        ModelHarness.Connection cnx = ModelHarness.discarding();
         BroadcastConsumer bc = engine.join(1, "car-1", cnx, InitialPosition.Latest, 0);
         while (world.runOne()) {
             // the join

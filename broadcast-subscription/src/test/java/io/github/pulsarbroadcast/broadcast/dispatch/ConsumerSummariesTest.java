@@ -2,7 +2,6 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import static org.testng.Assert.assertEquals;
 
-import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import java.util.Arrays;
 import java.util.Random;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
@@ -53,21 +52,10 @@ public class ConsumerSummariesTest {
     @Test(groups = "unit", timeOut = 30_000)
     public void aScrapeReadsWhatTheLastSyncGathered() throws Exception {
         ModelHarness world = new ModelHarness();
-        ModelLedger ledger = new ModelLedger(3, 5);
-        SubscriptionEngine engine = new SubscriptionEngine("persistent://t/ns/summary", "fleet", -1, ledger,
-                ModelHarness.config(10, 5, 60, 1000, 1000), WindowBudget.unlimited(), world, () -> world.nowNanos,
-                new SubscriptionStart(new ModelPositionStore(), null, false));
+        SubscriptionEngine engine = world.newEngine("persistent://t/ns/summary");
         java.util.List<BroadcastConsumer> connected = new java.util.ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            ModelHarness.Connection cnx = new ModelHarness.Connection(new ModelHarness.Deliveries() {
-                @Override
-                public void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch) {
-                }
-
-                @Override
-                public void endOfTopic(long consumerId) {
-                }
-            });
+            ModelHarness.Connection cnx = ModelHarness.discarding();
             connected.add(engine.join(i + 1, "car-" + i, cnx, InitialPosition.Latest, 0));
         }
         while (world.runOne()) {

@@ -79,6 +79,26 @@ final class ModelHarness implements DispatchLoop {
         return scheduled.isEmpty() ? -1 : Math.max(0, ((long) scheduled.peek()[0] - nowNanos) / 1_000_000L);
     }
 
+    /** An engine over a fresh model ledger (window of 10, reads of 5, 60 s grace), driven by this world. */
+    SubscriptionEngine newEngine(String topic) {
+        return new SubscriptionEngine(topic, "fleet", -1, new ModelLedger(3, 5), config(10, 5, 60, 1000, 1000),
+                io.github.pulsarbroadcast.broadcast.WindowBudget.unlimited(), this, () -> nowNanos,
+                new SubscriptionStart(new ModelPositionStore(), null, false));
+    }
+
+    /** A connection that drops whatever it is sent. */
+    static Connection discarding() {
+        return new Connection(new Deliveries() {
+            @Override
+            public void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch) {
+            }
+
+            @Override
+            public void endOfTopic(long consumerId) {
+            }
+        });
+    }
+
     static BroadcastConfig config(int windowEntries, int readBatch, int graceSeconds, int maxAckRanges,
                                   int positionSyncIntervalMs) {
         Properties p = new Properties();
