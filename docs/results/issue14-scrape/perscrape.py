@@ -1,7 +1,10 @@
-import json, sys, statistics
+"""Per-scrape cost of the plugin's metrics from a report's metrics files: usage: perscrape.py REPORT_DIR...
+(run here: python3 perscrape.py after before)."""
+import gzip, json, os, sys, statistics
 for run in sys.argv[1:]:
     for n in [1000,10000,100000]:
-        d=json.load(open(f'{run}/metrics/broadcast-N{n}.json'))
+        f = f'{run}/metrics/broadcast-N{n}.json'
+        d = json.load(gzip.open(f + '.gz') if os.path.exists(f + '.gz') else open(f))
         rows=[]
         for s in d['scrapes']:
             v=s['values']

@@ -259,10 +259,13 @@ abstract class ChaosTestBase {
     static final int BROKER_LOSS_RECOVERY_SECONDS = SESSION_TIMEOUT_SECONDS + 18 * CLIENT_MAX_BACKOFF_SECONDS;
     /**
      * A consumer resumes at its own saved position (docs/design.md, "Durable consumer positions"): after a graceful
-     * move the one captured at close (no duplicates); after a crash the last periodic save, so it may see again what it
-     * acknowledged in the last broadcastPositionSyncIntervalMs (5 s by default) plus what it had received but not yet
-     * acknowledged: 5 s of messages at 20 msg/s. A name with nothing saved yet resumes at the subscription's mark-delete
-     * position, within about 3 s of the slowest consumer (faults are spaced by {@link #awaitMarkDeleteFollowing}).
+     * move the one captured at close, so it sees again only what it had received but not yet acknowledged (run 6 in
+     * install.md: 2); after a crash the last periodic save, which may lack what it acknowledged in the last
+     * broadcastPositionSyncIntervalMs (5 s by default). 5 s of messages at 20 msg/s covers one sync interval; the
+     * consumers acknowledge each message as they receive it, so what is received but not acknowledged is a few
+     * messages at most (run 6: 1 duplicate per consumer after a kill). A name with nothing saved yet resumes at the
+     * subscription's mark-delete position, within about 3 s of the slowest consumer (faults are spaced by
+     * {@link #awaitMarkDeleteFollowing}).
      */
     static final int MAX_DUPLICATES = RATE * 5;
 

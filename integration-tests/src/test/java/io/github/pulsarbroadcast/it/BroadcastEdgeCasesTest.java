@@ -146,10 +146,10 @@ public class BroadcastEdgeCasesTest extends BroadcastTestBase {
         try {
             await().atMost(Duration.ofSeconds(30)).until(car::hasReachedEndOfTopic);
             // Stock code tells consumers about the end by itself; what the fix removed is the tail read that failed
-            // (NoMoreEntriesToRead) and was retried, with a WARN, forever. Its retries back off from 100 ms: after
+            // (NoMoreEntriesToRead) and was retried, with a WARN, forever. Its retries back off from 100 ms: within
             // 2 s there would be several.
-            await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10)).until(() -> true);
-            assertEquals(dispatcher(topic, "fleet").counters().readFailures(), 0L, "reads retried after the end");
+            await("no read retried after the end").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                    .until(() -> dispatcher(topic, "fleet").counters().readFailures() == 0);
         } finally {
             car.close();
         }

@@ -102,13 +102,24 @@ public final class VirtualCursor {
     /** Receives a cursor's acknowledgement state, read atomically ({@link #save}). */
     @FunctionalInterface
     public interface Saver<T> {
-        /** {@code ranges}: individually acknowledged {@code ledger, firstEntry, endEntry} triples above it. */
+        /**
+         * {@code ranges}: individually acknowledged {@code ledger, firstEntry, endEntry} triples above it; null when
+         * there were more than the caller's budget (none were copied).
+         */
         T save(PositionImpl acknowledged, long[] ranges);
     }
 
     /** Hands the acknowledged position and the individual ranges, read under the monitor, to {@code saver}. */
-    public synchronized <T> T save(Saver<T> saver) {
-        return saver.save(acknowledgedPosition(), individualAcks == null ? NO_RANGES : individualAcks.toTriples());
+    public <T> T save(Saver<T> saver) {
+        return save(saver, Integer.MAX_VALUE);
+    }
+
+    /** As {@link #save(Saver)}, but the ranges are handed over (and copied) only when there are at most {@code max}. */
+    public synchronized <T> T save(Saver<T> saver, int max) {
+        if (individualAcks == null) {
+            return saver.save(acknowledgedPosition(), NO_RANGES);
+        }
+        return saver.save(acknowledgedPosition(), individualAcks.rangeCount() > max ? null : individualAcks.toTriples());
     }
 
     // ----- acknowledgements (any thread) -----

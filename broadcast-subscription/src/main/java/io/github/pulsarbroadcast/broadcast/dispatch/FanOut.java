@@ -94,14 +94,25 @@ final class FanOut {
     /** Applies what {@code bc}'s inbox holds: permits, then the redelivery if any, then permits. */
     void applyInbox(BroadcastConsumer bc) {
         bc.inbox.takeInto(inboxTaken);
-        if (inboxTaken.permitsBefore > 0) {
-            flow(bc, inboxTaken.permitsBefore);
-        }
-        if (inboxTaken.redeliver) {
-            redeliver(bc, inboxTaken.redeliverEpoch);
-        }
-        if (inboxTaken.permitsAfter > 0) {
-            flow(bc, inboxTaken.permitsAfter);
+        int before = inboxTaken.permitsBefore;
+        boolean redeliver = inboxTaken.redeliver;
+        long epoch = inboxTaken.redeliverEpoch;
+        int after = inboxTaken.permitsAfter;
+        // Each step as if it were a task of its own: one that throws does not lose the others.
+        try {
+            if (before > 0) {
+                flow(bc, before);
+            }
+        } finally {
+            try {
+                if (redeliver) {
+                    redeliver(bc, epoch);
+                }
+            } finally {
+                if (after > 0) {
+                    flow(bc, after);
+                }
+            }
         }
     }
 

@@ -83,17 +83,22 @@ final class PositionSync {
             return null;
         }
         closing = last;
-        List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis(), MAX_SAVED_RANGES);
-        noteDroppedRanges(cursors.lastSaveRangesDropped());
+        int[] dropped = new int[1];
+        List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis(), MAX_SAVED_RANGES, dropped);
+        noteDroppedRanges(dropped[0]);
         return store.save(positions, last);
     }
 
-    /** WARN when a save first drops ranges (and again after one that dropped none), DEBUG otherwise. */
+    /**
+     * A WARN when a save drops ranges after one that dropped none (every such save when DEBUG is on), so that a
+     * subscription over the budget does not log every interval.
+     */
     private void noteDroppedRanges(int dropped) {
         if (dropped > 0 && (!droppingRanges || log.isDebugEnabled())) {
             log.warn("{} Saved {} consumer positions without their individually acknowledged ranges: more than {}"
-                    + " ranges in all; after a crash those consumers may get again what they acknowledged out of"
-                    + " order (duplicates, never loss)", name, dropped, MAX_SAVED_RANGES);
+                    + " ranges in all; after the topic's next load (a move, restart or crash) those consumers may get"
+                    + " again what they acknowledged out of order (duplicates, never loss)", name, dropped,
+                    MAX_SAVED_RANGES);
         }
         droppingRanges = dropped > 0;
     }

@@ -64,7 +64,6 @@ final class RetainedCursors {
     private final Map<String, Slot> byName = new HashMap<>();
     private final Set<BroadcastConsumer> anonymous = java.util.Collections.newSetFromMap(new HashMap<>());
     private int attached;
-    private int lastSaveRangesDropped;
 
     /**
      * Attaches a consumer named {@code name}: to its retained position if there is one, else to a new one from
@@ -169,39 +168,34 @@ final class RetainedCursors {
     /**
      * Every named position as saved: a connected consumer's with retention 0, a retained one's with the wall-clock
      * time it expires. At most {@code rangeBudget} individually acknowledged ranges are saved in all: a position
-     * whose ranges no longer fit is saved without them (its consumer may get those messages again after a crash:
-     * duplicates, never loss), so that a snapshot stays bounded however many consumers ack out of order (each holds
-     * at most {@code broadcastMaxAckRangesPerConsumer}). Which positions keep their ranges is arbitrary.
-     * {@link #lastSaveRangesDropped} tells how many positions lost theirs.
+     * whose ranges no longer fit is saved without them (its consumer may get those messages again after the next
+     * load: duplicates, never loss), so that a snapshot stays bounded however many consumers ack out of order (each holds
+     * at most {@code broadcastMaxAckRangesPerConsumer}); ranges past the budget are not even copied. Which positions
+     * keep their ranges is arbitrary. {@code dropped[0]}, when given, receives how many positions lost theirs.
      */
-    synchronized List<SavedPosition> save(long nowNanos, long wallMillis, int rangeBudget) {
+    synchronized List<SavedPosition> save(long nowNanos, long wallMillis, int rangeBudget, int[] dropped) {
         List<SavedPosition> out = new ArrayList<>(byName.size());
         int budget = rangeBudget;
-        int dropped = 0;
+        int droppedCount = 0;
         for (Map.Entry<String, Slot> e : byName.entrySet()) {
             Slot slot = e.getValue();
             // Rounded up to the second: consumers that left together (every one of them when the topic moves)
             // then share one group of the snapshot instead of one each (SnapshotCodec), 3 bytes a consumer, not 36.
             long until = slot.attached != null ? 0
                     : ceilSecond(wallMillis + Math.max(1, (slot.expiresAtNanos - nowNanos) / 1_000_000));
-            SavedPosition p = slot.cursor.save((acked, ranges) -> new SavedPosition(e.getKey(), acked.getLedgerId(),
-                    acked.getEntryId(), ranges, until));
-            int ranges = p.ranges().length / 3;
-            if (ranges > budget) {
-                p = new SavedPosition(p.name(), p.ackedLedger(), p.ackedEntry(), null, until);
-                dropped++;
-            } else {
-                budget -= ranges;
-            }
+            boolean[] cut = {false};
+            SavedPosition p = slot.cursor.save((acked, ranges) -> {
+                cut[0] = ranges == null;
+                return new SavedPosition(e.getKey(), acked.getLedgerId(), acked.getEntryId(), ranges, until);
+            }, budget);
+            droppedCount += cut[0] ? 1 : 0;
+            budget -= p.ranges().length / 3;
             out.add(p);
         }
-        lastSaveRangesDropped = dropped;
+        if (dropped != null) {
+            dropped[0] = droppedCount;
+        }
         return out;
-    }
-
-    /** How many positions the last {@link #save} wrote without their ranges (the budget was spent). */
-    synchronized int lastSaveRangesDropped() {
-        return lastSaveRangesDropped;
     }
 
     private static long ceilSecond(long millis) {

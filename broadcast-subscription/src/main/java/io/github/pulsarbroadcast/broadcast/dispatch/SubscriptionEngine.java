@@ -121,7 +121,6 @@ final class SubscriptionEngine {
         return storage.entryOffsets();
     }
 
-    /** See {@link SubscriptionSnapshot}; any thread. */
     /**
      * What the metrics show; any thread. The pass over every consumer comes from the last periodic sync when it is
      * recent (three sync intervals, at least 3 s); otherwise this call makes it, over {@code connected} and every
@@ -335,7 +334,7 @@ final class SubscriptionEngine {
         }
         long now = nanoClock.getAsLong();
         // Kept for reopen(): a close or delete that fails half-way resumes the subscription on this broker.
-        positionsAtClose = cursors.save(now, loop.wallMillis(), Integer.MAX_VALUE); // in memory: every range
+        positionsAtClose = cursors.save(now, loop.wallMillis(), Integer.MAX_VALUE, null); // in memory: every range
         CompletableFuture<Void> saved = positions.saveNow(cursors, now, true);
         closed = true;
         cursors.dropRetained();
