@@ -83,7 +83,8 @@ public class StandaloneCommandTest {
 
     /**
      * Issue 14's "works on the standalone": a broadcast consumer served, the plugin's metrics on the broker's own
-     * {@code /metrics}, and the consumer listing through {@code bin/pulsar-broadcast consumers}, as an operator runs it.
+     * {@code /metrics}, and the consumer listing through {@code bin/pulsar-broadcast consumers}, as an operator runs
+     * it.
      */
     private void servesBroadcastWithMetricsAndListing(String serviceUrl, String webUrl) throws Exception {
         String topic = "persistent://public/default/standalone-broadcast";

@@ -119,7 +119,8 @@ public final class VirtualCursor {
         if (individualAcks == null) {
             return saver.save(acknowledgedPosition(), NO_RANGES);
         }
-        return saver.save(acknowledgedPosition(), individualAcks.rangeCount() > max ? null : individualAcks.toTriples());
+        long[] ranges = individualAcks.rangeCount() > max ? null : individualAcks.toTriples();
+        return saver.save(acknowledgedPosition(), ranges);
     }
 
     // ----- acknowledgements (any thread) -----

@@ -11,10 +11,10 @@ import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
  * its place in the dispatcher's bookkeeping. It holds no stock {@link Consumer}: the adapter
  * ({@link BroadcastDispatcher}) maps stock consumers to these.
  *
- * <p>Threading: the identity fields, {@link #cnx}, {@link #cursor} and {@link #inbox} are final. {@link #state} (volatile for
- * readers) and {@link #epoch} are owned by the dispatch thread (set before the consumer is handed to it). The output
- * counters are single-writer (the connection's event-loop thread, after each write) and volatile for the stats task,
- * which publishes them into the stock consumer's stats under this object's monitor.
+ * <p>Threading: the identity fields, {@link #cnx}, {@link #cursor} and {@link #inbox} are final. {@link #state}
+ * (volatile for readers) and {@link #epoch} are owned by the dispatch thread (set before the consumer is handed to
+ * it). The output counters are single-writer (the connection's event-loop thread, after each write) and volatile for
+ * the stats task, which publishes them into the stock consumer's stats under this object's monitor.
  */
 public final class BroadcastConsumer {
 

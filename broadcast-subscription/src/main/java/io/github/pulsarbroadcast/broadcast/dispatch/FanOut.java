@@ -93,24 +93,21 @@ final class FanOut {
 
     /** Applies what {@code bc}'s inbox holds: permits, then the redelivery if any, then permits. */
     void applyInbox(BroadcastConsumer bc) {
-        bc.inbox.takeInto(inboxTaken);
-        int before = inboxTaken.permitsBefore;
-        boolean redeliver = inboxTaken.redeliver;
-        long epoch = inboxTaken.redeliverEpoch;
-        int after = inboxTaken.permitsAfter;
+        ConsumerInbox.Taken t = inboxTaken;
+        bc.inbox.takeInto(t);
         // Each step as if it were a task of its own: one that throws does not lose the others.
         try {
-            if (before > 0) {
-                flow(bc, before);
+            if (t.permitsBefore > 0) {
+                flow(bc, t.permitsBefore);
             }
         } finally {
             try {
-                if (redeliver) {
-                    redeliver(bc, epoch);
+                if (t.redeliver) {
+                    redeliver(bc, t.redeliverEpoch);
                 }
             } finally {
-                if (after > 0) {
-                    flow(bc, after);
+                if (t.permitsAfter > 0) {
+                    flow(bc, t.permitsAfter);
                 }
             }
         }

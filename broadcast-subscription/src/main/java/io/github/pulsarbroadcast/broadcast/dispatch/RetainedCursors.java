@@ -169,21 +169,22 @@ final class RetainedCursors {
      * Every named position as saved: a connected consumer's with retention 0, a retained one's with the wall-clock
      * time it expires. At most {@code rangeBudget} individually acknowledged ranges are saved in all: a position
      * whose ranges no longer fit is saved without them (its consumer may get those messages again after the next
-     * load: duplicates, never loss), so that a snapshot stays bounded however many consumers ack out of order (each holds
-     * at most {@code broadcastMaxAckRangesPerConsumer}); ranges past the budget are not even copied. Which positions
-     * keep their ranges is arbitrary. {@code dropped[0]}, when given, receives how many positions lost theirs.
+     * load: duplicates, never loss), so that a snapshot stays bounded however many consumers ack out of order (each
+     * holds at most {@code broadcastMaxAckRangesPerConsumer}); ranges past the budget are not even copied. Which
+     * positions keep their ranges is arbitrary. {@code dropped[0]}, when given, receives how many positions lost
+     * theirs.
      */
     synchronized List<SavedPosition> save(long nowNanos, long wallMillis, int rangeBudget, int[] dropped) {
         List<SavedPosition> out = new ArrayList<>(byName.size());
         int budget = rangeBudget;
         int droppedCount = 0;
+        boolean[] cut = {false};
         for (Map.Entry<String, Slot> e : byName.entrySet()) {
             Slot slot = e.getValue();
             // Rounded up to the second: consumers that left together (every one of them when the topic moves)
             // then share one group of the snapshot instead of one each (SnapshotCodec), 3 bytes a consumer, not 36.
             long until = slot.attached != null ? 0
                     : ceilSecond(wallMillis + Math.max(1, (slot.expiresAtNanos - nowNanos) / 1_000_000));
-            boolean[] cut = {false};
             SavedPosition p = slot.cursor.save((acked, ranges) -> {
                 cut[0] = ranges == null;
                 return new SavedPosition(e.getKey(), acked.getLedgerId(), acked.getEntryId(), ranges, until);

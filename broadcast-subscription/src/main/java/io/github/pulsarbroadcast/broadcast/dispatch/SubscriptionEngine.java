@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link #join}, {@link #leave}, {@link #acknowledge} and the reset methods run on any thread (stock
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
  * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
- * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} and {@link #recoveryUntilNanos} are volatile and
- * {@link #resets} atomic (any writer). {@link #scan} is confined to the dispatch thread.
+ * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} and
+ * {@link #recoveryUntilNanos} are volatile and {@link #resets} atomic (any writer). {@link #scan} is confined to the
+ * dispatch thread.
  */
 final class SubscriptionEngine {
 
