@@ -27,39 +27,67 @@ final class Fleet implements AutoCloseable {
     private final List<PulsarClient> clients = new ArrayList<>();
     private final Map<Recorder, Consumer<byte[]>> consumers = new ConcurrentHashMap<>();
     private final List<Recorder> recorders = new ArrayList<>();
+    private final String topic;
+    private final String subscription;
 
-    private Fleet() {
+    private Fleet(String topic, String subscription) {
+        this.topic = topic;
+        this.subscription = subscription;
     }
 
     /** Connects the fleet; closes what it opened if that fails. */
     static Fleet connect(String serviceUrl, String topic, String subscription, int clientCount, int consumerCount,
                          Duration maxBackoff, Duration timeout) throws Exception {
-        Fleet fleet = new Fleet();
+        Fleet fleet = new Fleet(topic, subscription);
         try {
             for (int c = 0; c < clientCount; c++) {
                 fleet.clients.add(PulsarClient.builder().serviceUrl(serviceUrl).ioThreads(1).listenerThreads(1)
                         .operationTimeout(30, TimeUnit.SECONDS)
                         .maxBackoffInterval(maxBackoff.toMillis(), TimeUnit.MILLISECONDS).build());
             }
-            List<CompletableFuture<Consumer<byte[]>>> subscribing = new ArrayList<>();
             for (int i = 0; i < consumerCount; i++) {
-                Recorder recorder = new Recorder(String.format("vehicle-%04d", i));
-                fleet.recorders.add(recorder);
-                subscribing.add(Broadcast.configure(fleet.clients.get(i % clientCount).newConsumer())
-                        .topic(topic).subscriptionName(subscription).consumerName(recorder.name())
-                        .receiverQueueSize(20).messageListener(listener(recorder)).subscribeAsync()
-                        .thenApply(consumer -> {
-                            fleet.consumers.put(recorder, consumer);
-                            return consumer;
-                        }));
+                fleet.recorders.add(new Recorder(String.format("vehicle-%04d", i)));
             }
-            CompletableFuture.allOf(subscribing.toArray(new CompletableFuture[0]))
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            fleet.subscribeAll(timeout);
             return fleet;
         } catch (Exception | Error e) {
             fleet.close();
             throw e;
         }
+    }
+
+    /** Subscribes every recorder's consumer under its own name (round-robin over the clients). */
+    private void subscribeAll(Duration timeout) throws Exception {
+        List<CompletableFuture<Consumer<byte[]>>> subscribing = new ArrayList<>();
+        for (int i = 0; i < recorders.size(); i++) {
+            Recorder recorder = recorders.get(i);
+            subscribing.add(Broadcast.configure(clients.get(i % clients.size()).newConsumer())
+                    .topic(topic).subscriptionName(subscription).consumerName(recorder.name())
+                    .receiverQueueSize(20).messageListener(listener(recorder)).subscribeAsync()
+                    .thenApply(consumer -> {
+                        consumers.put(recorder, consumer);
+                        return consumer;
+                    }));
+        }
+        CompletableFuture.allOf(subscribing.toArray(new CompletableFuture[0]))
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Closes every consumer (what a fleet's operator does before rolling the plugin back): nobody receives or
+     * acknowledges until {@link #resume}; each consumer's position stays with the broadcast subscription.
+     */
+    void pause(Duration timeout) throws Exception {
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        consumers.values().forEach(c -> closing.add(c.closeAsync()));
+        CompletableFuture.allOf(closing.toArray(new CompletableFuture[0]))
+                .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        consumers.clear();
+    }
+
+    /** Subscribes every consumer again under its own name, recording into the same {@link Recorder}s. */
+    void resume(Duration timeout) throws Exception {
+        subscribeAll(timeout);
     }
 
     private static MessageListener<byte[]> listener(Recorder recorder) {

@@ -204,4 +204,51 @@ public class BroadcastEdgeCasesTest extends BroadcastTestBase {
             back.close();
         }
     }
+    /**
+     * Suspect 4: the last consumer leaves and another joins before the dispatch thread runs the leave. Stock code takes
+     * the managed cursor off the ledger's list of cursors waiting for entries when it sees the subscription without
+     * consumers; the tail read the engine had armed then waits for a wake-up that never comes, and the newcomer, which
+     * kept the engine from releasing its reads, receives nothing. The dispatch thread is held while car-a closes and
+     * car-b subscribes, so that the leave runs after the join's attach, as it does when the thread is busy.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void lastConsumerLeavingWhileAnotherJoinsKeepsTheTailReadAwake() throws Exception {
+        String topic = newTopic("leave-join");
+        Consumer<String> carA = broadcastConsumer(topic, "fleet", "car-a");
+        Consumer<String> carB = null;
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 1);
+            takeAndAck(carA, 1, 1);
+            java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+            dispatcher(topic, "fleet").runInDispatchOrder(() -> {
+                held.countDown();
+                awaitUninterruptibly(hold);
+            });
+            assertTrue(held.await(10, TimeUnit.SECONDS), "the dispatch thread is held");
+            carA.close();
+            java.util.concurrent.CompletableFuture<Consumer<String>> joining =
+                    Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
+                            .consumerName("car-b").subscribeAsync();
+            await().atMost(Duration.ofSeconds(10)).until(() -> dispatcher(topic, "fleet").getConsumers().size() == 1);
+            hold.countDown();
+            carB = joining.get(30, TimeUnit.SECONDS);
+            producer.send("after");
+            Message<String> m = carB.receive(10, TimeUnit.SECONDS);
+            assertTrue(m != null && m.getValue().equals("after"), "the newcomer receives what is published next: " + m);
+        } finally {
+            hold.countDown();
+            if (carB != null) {
+                carB.close();
+            }
+        }
+    }
+
+    private static void awaitUninterruptibly(java.util.concurrent.CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

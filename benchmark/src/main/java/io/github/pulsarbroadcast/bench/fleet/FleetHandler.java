@@ -25,10 +25,11 @@ import org.apache.pulsar.common.protocol.PulsarHandler;
  * One TCP connection of a {@link ClientGroup} to a broker, speaking the Pulsar binary protocol through
  * pulsar-common's {@link PulsarHandler} (frame and command parsing, keep-alive pings and pongs) and
  * {@link Commands} (encoding): CONNECT once, then the requests of the group's simulated consumers (each answered
- * through its {@link Pending}), MESSAGE frames to the consumer they name, CLOSE_CONSUMER from the broker. Commands
- * written while a read is being handled (acknowledgements, flow permits) are flushed once at the end of the read
- * batch ({@link #channelReadComplete}), as Netty does; with {@code flushEveryAck} each is flushed at once, as the
- * stock Java client does.
+ * through its {@link Pending}), MESSAGE frames to the consumer they name, CLOSE_CONSUMER from the broker.
+ * Acknowledgements and flow permits made while a read is being handled are gathered in one buffer
+ * ({@link CommandBatch}: the same bytes as one command each) and written and flushed once at the end of the read
+ * batch ({@link #channelReadComplete}); with {@code flushEveryAck} each is flushed at once, as the stock Java client
+ * does.
  *
  * <p>Threading: every method runs on the connection's event loop, which is also the group's; no field needs a lock.
  */
@@ -64,6 +65,8 @@ final class FleetHandler extends PulsarHandler {
     private boolean handshakeDone;
     private boolean closed;
     private boolean reading;
+    /** Acks and flows made while a read is handled, written with one write at its end; created with the channel. */
+    private CommandBatch gathered;
 
     FleetHandler(ClientGroup group, String proxyTarget, boolean flushEveryAck) {
         super(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS);
@@ -86,6 +89,8 @@ final class FleetHandler extends PulsarHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        gathered = new CommandBatch(ctx.alloc(),
+                flushEveryAck ? CommandBatch.ONE_COMMAND_CAPACITY : CommandBatch.READ_BATCH_CAPACITY);
         super.channelActive(ctx);
         ctx.writeAndFlush(Commands.newConnect("none", (String) null, FleetEngine.CLIENT_VERSION, proxyTarget));
     }
@@ -113,17 +118,46 @@ final class FleetHandler extends PulsarHandler {
             return;
         }
         pending.put(requestId, answer);
-        send(command, true);
+        sendNow(command);
     }
 
-    /** Writes {@code command}: flushed now when {@code flushNow} or outside a read, else with the read batch. */
-    void send(ByteBuf command, boolean flushNow) {
+    /** Writes and flushes {@code command}, after the acks and flows gathered so far (to keep their order). */
+    private void sendNow(ByteBuf command) {
         if (closed) {
             command.release();
-        } else if (flushNow || flushEveryAck || !reading) {
-            ctx.writeAndFlush(command, ctx.voidPromise());
         } else {
-            ctx.write(command, ctx.voidPromise());
+            writeGathered();
+            ctx.writeAndFlush(command, ctx.voidPromise());
+        }
+    }
+
+    /** Acknowledges one entry: gathered with the read's other acks and flows, or written and flushed at once. */
+    void ack(long consumerId, long ledgerId, long entryId, boolean cumulative) {
+        if (!closed) {
+            gathered.ack(consumerId, ledgerId, entryId, cumulative);
+            sendGatheredIfNotReading();
+        }
+    }
+
+    /** Asks for {@code permits} more messages for {@code consumerId}, as {@link #ack} writes. */
+    void flow(long consumerId, int permits) {
+        if (!closed) {
+            gathered.flow(consumerId, permits);
+            sendGatheredIfNotReading();
+        }
+    }
+
+    private void sendGatheredIfNotReading() {
+        if (flushEveryAck || !reading) {
+            writeGathered();
+            ctx.flush();
+        }
+    }
+
+    /** Writes the gathered acks and flows (before any other command, to keep the order they were made in). */
+    private void writeGathered() {
+        if (!gathered.isEmpty()) {
+            ctx.write(gathered.take(), ctx.voidPromise());
         }
     }
 
@@ -148,6 +182,7 @@ final class FleetHandler extends PulsarHandler {
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
         reading = false;
+        writeGathered();
         ctx.flush();
     }
 
@@ -236,6 +271,9 @@ final class FleetHandler extends PulsarHandler {
             return;
         }
         closed = true;
+        if (gathered != null) {
+            gathered.discard(); // null when the connection never became active
+        }
         group.channelClosed(this);
         List<Pending> lost = new ArrayList<>(pending.values());
         pending.clear();

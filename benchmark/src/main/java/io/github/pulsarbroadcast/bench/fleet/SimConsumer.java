@@ -4,11 +4,9 @@ import io.github.pulsarbroadcast.bench.core.ConsumerTracker;
 import io.github.pulsarbroadcast.bench.core.Deliveries;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.apache.pulsar.common.api.proto.CommandAck.AckType;
 import org.apache.pulsar.common.api.proto.ServerError;
 import org.apache.pulsar.common.protocol.Commands;
 
@@ -198,9 +196,7 @@ final class SimConsumer implements EntryReader.Sink {
         }
         lastLedgerId = ledgerId;
         lastEntryId = entryId;
-        h.send(Commands.newAck(consumerId, ledgerId, entryId, null,
-                subscriber.cumulative() ? AckType.Cumulative : AckType.Individual, null, Collections.emptyMap(), -1),
-                false);
+        h.ack(consumerId, ledgerId, entryId, subscriber.cumulative());
         available += messages;
         maybeFlow();
     }
@@ -213,7 +209,7 @@ final class SimConsumer implements EntryReader.Sink {
 
     private void maybeFlow() {
         if (!paused && handler != null && state == State.ACTIVE && available >= subscriber.refillThreshold()) {
-            handler.send(Commands.newFlow(consumerId, available), false);
+            handler.flow(consumerId, available);
             available = 0;
         }
     }

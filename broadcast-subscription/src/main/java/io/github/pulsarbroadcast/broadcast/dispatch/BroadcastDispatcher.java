@@ -365,6 +365,14 @@ public final class BroadcastDispatcher implements Dispatcher {
         return engine.counters().rejectedAcks();
     }
 
+    /**
+     * Runs {@code task} on this subscription's dispatch thread, after the dispatch work already queued and before any
+     * queued later: for tools and tests that must observe the engine between two of its tasks, or hold it there.
+     */
+    public void runInDispatchOrder(Runnable task) {
+        engine.post(task);
+    }
+
     /** Index of the executor thread this subscription's dispatch work is ordered on. */
     public int dispatchThreadIndex() {
         return service.executor().threadIndex(key);

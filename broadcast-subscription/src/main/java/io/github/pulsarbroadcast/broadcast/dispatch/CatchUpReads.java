@@ -34,9 +34,10 @@ final class CatchUpReads extends StorageReads {
      * be undeleted now, so its answer must not move anyone past them.
      */
     private boolean stale;
-    /** The range the read in flight asked for. */
+    /** The range the read in flight asked for, and how many entries. */
     private PositionImpl requestedFrom;
     private PositionImpl requestedUpTo;
+    private int requestedCount;
 
     CatchUpReads(FanOut fanOut) {
         super(fanOut);
@@ -103,6 +104,7 @@ final class CatchUpReads extends StorageReads {
         pending = true;
         requestedFrom = first;
         requestedUpTo = positions.last();
+        requestedCount = positions.size();
         if (fanOut.storage.replay(positions, this).size() == positions.size()) {
             // Every position was already deleted from the subscription: 2.10 then never calls back.
             fanOut.owner.post(() -> onEntries(new ArrayList<>(), System.nanoTime()));
@@ -186,7 +188,7 @@ final class CatchUpReads extends StorageReads {
         PositionImpl after = fanOut.storage.next(requestedUpTo);
         log.error("{} Entries {} to {} can never be read ({}); skipping them (autoSkipNonRecoverableData=true)",
                 fanOut.name, requestedFrom, requestedUpTo, e.getMessage());
-        fanOut.owner.counters().entriesSkippedUnreadable++;
+        fanOut.owner.counters().entriesSkippedUnreadable += requestedCount;
         List<BroadcastConsumer> stuck = takeRange(requestedFrom, requestedUpTo);
         for (BroadcastConsumer bc : stuck) {
             bc.cursor.advanceNextTo(after);

@@ -51,6 +51,9 @@ final class DispatchModel implements ModelHarness.Deliveries {
     private static final int GRACE_SECONDS = 60;
     private static final String[] NAMES = {"car-a", "car-b", "car-c", "car-d", "car-e", "car-f"};
 
+    /** How long a disconnected consumer's position is retained ({@code broadcastConsumerRetentionSeconds}). */
+    private final long retentionNanos;
+
     /** A consumer name: what its client was sent and acknowledged, as the client sees it. */
     private final class Identity {
         final String name;
@@ -58,6 +61,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
         PositionImpl cumAcked;
         final Set<PositionImpl> acked = new HashSet<>();
         long leftAtNanos = -1;
+        /** When its retained position expires (set when it leaves, is reset or is restored). */
+        long expiresAtNanos = -1;
         boolean connected;
         boolean dropped;
         /**
@@ -86,7 +91,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         /** Retained, with {@code slackMs} less retention (saved expiry times are wall-clock, in whole seconds). */
         boolean retainedFor(long slackMs) {
             return connected || (!dropped && leftAtNanos >= 0
-                    && world.nowNanos - leftAtNanos < GRACE_SECONDS * 1_000_000_000L - slackMs * 1_000_000L);
+                    && world.nowNanos < expiresAtNanos - slackMs * 1_000_000L);
         }
 
         /** An operator deleted everything up to {@code p}: it counts as acknowledged. */
@@ -149,10 +154,19 @@ final class DispatchModel implements ModelHarness.Deliveries {
     private final ModelPositionStore positions = new ModelPositionStore();
 
     DispatchModel(long seed) {
+        this(seed, GRACE_SECONDS);
+    }
+
+    /**
+     * A schedule whose disconnected positions are retained for {@code retentionSeconds} (at least the reconnect grace,
+     * 60 s): positions outlive the recovery window, and restored ones keep their own expiry.
+     */
+    DispatchModel(long seed, int retentionSeconds) {
         this.seed = seed;
+        this.retentionNanos = retentionSeconds * 1_000_000_000L;
         this.rnd = new Random(seed);
         this.ledger = new ModelLedger(3, 1 + rnd.nextInt(6));
-        this.config = ModelHarness.config(1 + rnd.nextInt(12), 1 + rnd.nextInt(8), GRACE_SECONDS,
+        this.config = ModelHarness.config(1 + rnd.nextInt(12), 1 + rnd.nextInt(8), GRACE_SECONDS, retentionSeconds,
                 rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3) : 1000, rnd.nextInt(5) == 0 ? 0 : 1000 + rnd.nextInt(9000));
         this.floor = ledger.markDeleted();
         this.budget = rnd.nextInt(4) == 0 ? new WindowBudget(100 + rnd.nextInt(400)) : WindowBudget.unlimited();
@@ -294,6 +308,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         byConsumer.remove(s.bc);
         s.id.connected = false;
         s.id.leftAtNanos = world.nowNanos;
+        s.id.expiresAtNanos = world.nowNanos + retentionNanos;
         engine.leave(s.bc);
         // Stock PersistentSubscription.removeConsumer: no consumer left, so the cursor leaves the waiting list.
         if (engine.attachedCount() == 0) {
@@ -430,6 +445,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
             if (id.retained() || (id.retainedFor(-1_000) && keptByEngine.contains(id.name))) {
                 id.startAt(to);
                 id.leftAtNanos = world.nowNanos;
+                id.expiresAtNanos = world.nowNanos + retentionNanos;
             } else {
                 id.dropped = true;
             }
@@ -474,8 +490,12 @@ final class DispatchModel implements ModelHarness.Deliveries {
                     // its earlier position, which it had acknowledged (seed 3043750001251942).
                     adoptSaved(id, markDeleted);
                 }
-                // Restored positions are kept at least the reconnect grace from the load (retention = grace here).
+                // A restored position keeps the expiry the save recorded, but at least the reconnect grace from the
+                // load; one saved while its consumer was connected is retained for the retention from the load.
                 id.leftAtNanos = Math.max(id.leftAtNanos, world.nowNanos);
+                long untilMs = positions.retainedUntilMillis(id.name);
+                id.expiresAtNanos = world.nowNanos + (untilMs == 0 ? retentionNanos
+                        : Math.max(GRACE_SECONDS * 1_000_000_000L, (untilMs - world.wallMillis()) * 1_000_000L));
             }
         }
         // As the installer: after a crash (the last save was not the one on close) the recovery window opens too.
@@ -647,8 +667,10 @@ final class DispatchModel implements ModelHarness.Deliveries {
     }
 
     private AssertionError fail(String what) {
-        return new AssertionError("seed " + seed + ": " + what + "\n  engine: " + engine + "\n  storage: mark-delete "
-                + ledger.markDeleted() + ", read position " + ledger.readPosition() + ", last "
-                + ledger.lastConfirmed() + "\n  last steps: " + String.join(" | ", trace));
+        String retention = retentionNanos == GRACE_SECONDS * 1_000_000_000L ? ""
+                : " (retention " + retentionNanos / 1_000_000_000L + " s: -Dbroadcast.model.retentionSeconds)";
+        return new AssertionError("seed " + seed + retention + ": " + what + "\n  engine: " + engine
+                + "\n  storage: mark-delete " + ledger.markDeleted() + ", read position " + ledger.readPosition()
+                + ", last " + ledger.lastConfirmed() + "\n  last steps: " + String.join(" | ", trace));
     }
 }

@@ -79,9 +79,14 @@ final class ModelHarness implements DispatchLoop {
         return scheduled.isEmpty() ? -1 : Math.max(0, ((long) scheduled.peek()[0] - nowNanos) / 1_000_000L);
     }
 
-    /** An engine over a fresh model ledger (window of 10, reads of 5, 60 s grace), driven by this world. */
+    /** An engine over a fresh model ledger (ledgers of 5 entries from id 3), driven by this world. */
     SubscriptionEngine newEngine(String topic) {
-        return new SubscriptionEngine(topic, "fleet", -1, new ModelLedger(3, 5), config(10, 5, 60, 1000, 1000),
+        return newEngine(topic, new ModelLedger(3, 5));
+    }
+
+    /** An engine over {@code ledger} (window of 10, reads of 5, 60 s grace), driven by this world. */
+    SubscriptionEngine newEngine(String topic, ModelLedger ledger) {
+        return new SubscriptionEngine(topic, "fleet", -1, ledger, config(10, 5, 60, 1000, 1000),
                 io.github.pulsarbroadcast.broadcast.WindowBudget.unlimited(), this, () -> nowNanos,
                 new SubscriptionStart(new ModelPositionStore(), null, false));
     }
@@ -101,11 +106,16 @@ final class ModelHarness implements DispatchLoop {
 
     static BroadcastConfig config(int windowEntries, int readBatch, int graceSeconds, int maxAckRanges,
                                   int positionSyncIntervalMs) {
+        return config(windowEntries, readBatch, graceSeconds, graceSeconds, maxAckRanges, positionSyncIntervalMs);
+    }
+
+    static BroadcastConfig config(int windowEntries, int readBatch, int graceSeconds, int retentionSeconds,
+                                  int maxAckRanges, int positionSyncIntervalMs) {
         Properties p = new Properties();
         p.setProperty("broadcastWindowMaxEntries", Integer.toString(windowEntries));
         p.setProperty("broadcastMaxReadBatchSize", Integer.toString(readBatch));
         p.setProperty("broadcastReconnectGraceSeconds", Integer.toString(graceSeconds));
-        p.setProperty("broadcastConsumerRetentionSeconds", Integer.toString(graceSeconds));
+        p.setProperty("broadcastConsumerRetentionSeconds", Integer.toString(retentionSeconds));
         p.setProperty("broadcastPositionSyncIntervalMs", Integer.toString(positionSyncIntervalMs));
         p.setProperty("broadcastMaxAckRangesPerConsumer", Integer.toString(maxAckRanges));
         return BroadcastConfig.from(p);

@@ -37,6 +37,8 @@ final class ModelLedger implements SubscriptionStorage {
     private final List<ByteBuf> created = new ArrayList<>();
     int failNextReads;
     boolean skipNonRecoverable;
+    /** Positions that exist but that storage can never return (their bookies' data is gone). */
+    final Set<PositionImpl> unreadable = new HashSet<>();
 
     ModelLedger(long firstLedger, int rollEvery) {
         this.rollEvery = rollEvery;
@@ -255,6 +257,9 @@ final class ModelLedger implements SubscriptionStorage {
         }
         if (toRead.isEmpty()) {
             return skipped;
+        }
+        for (PositionImpl p : toRead) {
+            missing |= unreadable.contains(p);
         }
         if (missing || failNextReads > 0) {
             if (!missing) {

@@ -22,6 +22,18 @@ final class ModelPositionStore implements PositionStore {
     /** Whether the last save was the one on close. */
     boolean savedOnClose;
 
+    /** The expiry the last save holds for {@code name} (wall clock; 0: saved while connected), or -1. */
+    long retainedUntilMillis(String name) {
+        if (saved != null) {
+            for (SavedPosition p : saved) {
+                if (p.name().equals(name)) {
+                    return p.retainedUntilMillis();
+                }
+            }
+        }
+        return -1;
+    }
+
     /** The names in the last save (none when nothing is saved). */
     Set<String> savedNames() {
         Set<String> names = new HashSet<>();

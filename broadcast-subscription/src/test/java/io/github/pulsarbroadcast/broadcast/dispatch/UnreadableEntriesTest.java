@@ -1,0 +1,111 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import static org.testng.Assert.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.testng.annotations.BeforeMethod;
+import org.testng.annotations.Test;
+
+/**
+ * Entries that storage can never return (their ledger's data is gone): with the broker's
+ * {@code autoSkipNonRecoverableData=true} a consumer catching up through them is moved past the read that failed, the
+ * skipped entries are counted, and everything readable before and after them is delivered in order; with the stock
+ * default ({@code false}) the read is retried with back-off and nothing is skipped, so the consumer waits and receives
+ * everything once storage can serve it again.
+ *
+ * <p>Ledgers of 5 entries from id 3, a window of 10, reads of 5: 30 entries fill ledgers 3 to 8, a consumer that had
+ * no permits while they were published reads ledgers 3 to 6 from storage and the last 10 from the window. Ledger 4 is
+ * the lost one.
+ */
+public class UnreadableEntriesTest {
+
+    private ModelHarness world;
+    private ModelLedger ledger;
+    private SubscriptionEngine engine;
+    private List<PositionImpl> received;
+
+    @BeforeMethod(alwaysRun = true)
+    public void newWorld() {
+        world = new ModelHarness();
+        ledger = new ModelLedger(3, 5);
+        engine = world.newEngine("persistent://t/ns/unreadable", ledger);
+        received = new ArrayList<>();
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void autoSkipMovesPastTheLostEntriesOnlyAndCountsThem() throws Exception {
+        ledger.skipNonRecoverable = true;
+        BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
+        engine.flow(late, 1000);
+        settle();
+        List<PositionImpl> expected = all();
+        expected.removeIf(p -> p.getLedgerId() == 4);
+        assertEquals(received, expected, "everything but ledger 4, in order");
+        assertEquals(engine.counters().entriesSkippedUnreadable(), 5, "entries skipped");
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void withoutAutoSkipTheConsumerWaitsAndLosesNothing() throws Exception {
+        BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
+        engine.flow(late, 1000);
+        settle();
+        for (int i = 0; i < 10; i++) {
+            world.advance(60_000); // the read's back-off, up to its one-minute ceiling
+            settle();
+        }
+        List<PositionImpl> expected = all();
+        assertEquals(received, expected.subList(0, 5), "ledger 3, then nothing past the lost entries");
+        assertEquals(engine.counters().entriesSkippedUnreadable(), 0);
+        ledger.unreadable.clear(); // the bookies come back
+        world.advance(60_000);
+        settle();
+        assertEquals(received, expected, "everything, in order, once storage serves it again");
+    }
+
+    /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
+    private BroadcastConsumer publishWhileOneConsumerHasNoPermits() throws Exception {
+        ModelHarness.Connection recording = new ModelHarness.Connection(new ModelHarness.Deliveries() {
+            @Override
+            public void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch) {
+                received.add(entry.position);
+            }
+
+            @Override
+            public void endOfTopic(long consumerId) {
+            }
+        });
+        BroadcastConsumer late = engine.join(1, "late", recording, InitialPosition.Earliest, 0);
+        BroadcastConsumer live = engine.join(2, "live", ModelHarness.discarding(), InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(live, 1000);
+        settle();
+        for (int i = 0; i < 30; i++) {
+            ledger.publish(false);
+            settle();
+        }
+        for (long entry = 0; entry < 5; entry++) {
+            ledger.unreadable.add(PositionImpl.get(4, entry));
+        }
+        return late;
+    }
+
+    private List<PositionImpl> all() {
+        List<PositionImpl> out = new ArrayList<>();
+        for (long ledgerId = 3; ledgerId <= 8; ledgerId++) {
+            for (long entry = 0; entry < 5; entry++) {
+                out.add(PositionImpl.get(ledgerId, entry));
+            }
+        }
+        return out;
+    }
+
+    /** Runs dispatch tasks and storage answers until neither has anything left. */
+    private void settle() {
+        while (world.runOne() || ledger.completeOne()) {
+            // until quiet
+        }
+    }
+}
