@@ -8,6 +8,7 @@
 #   a1-before before.jar; a1-after f1.jar; a2-before before.jar; a2-after f1.jar
 #   b1-f1 f1.jar; b1-f2 f2.jar; b2-f1 f1.jar; b2-f2 f2.jar
 #   c1-f1 f1.jar; c1-x1 x1.jar -Dx.skip=true; c1-f3 f3.jar; c2-f1 f1.jar; c2-f3 f3.jar
+#   e1-before before.jar; e1-after final.jar (09:10, nothing else running)
 # and jf.sh (the Java client and the fleet on the final build).
 cd /work/main
 name=$1; jar=$2; extra=$3
