@@ -31,6 +31,7 @@ public final class BroadcastConfig {
     static final String ACKS_ON_EVENT_LOOP = PREFIX + "AcksOnEventLoop";
     static final String POSITION_SYNC_INTERVAL_MS = PREFIX + "PositionSyncIntervalMs";
     static final String CONSUMER_RETENTION_SECONDS = PREFIX + "ConsumerRetentionSeconds";
+    static final String BUSY_NAME_WAIT_MS = PREFIX + "BusyNameWaitMs";
 
     /** Every key with its range, in documentation order; the default is computed in {@link #from}. */
     private static final Map<String, long[]> RANGES = new LinkedHashMap<>();
@@ -51,6 +52,7 @@ public final class BroadcastConfig {
         RANGES.put(ACKS_ON_EVENT_LOOP, null);
         RANGES.put(POSITION_SYNC_INTERVAL_MS, new long[] {0, 3_600_000});
         RANGES.put(CONSUMER_RETENTION_SECONDS, new long[] {0, 31_536_000});
+        RANGES.put(BUSY_NAME_WAIT_MS, new long[] {0, 60_000});
     }
 
     private final boolean enabled;
@@ -68,6 +70,7 @@ public final class BroadcastConfig {
     private final boolean acksOnEventLoop;
     private final long positionSyncIntervalMs;
     private final long consumerRetentionSeconds;
+    private final long busyNameWaitMs;
 
     private BroadcastConfig(Properties p) {
         this.enabled = parseBoolean(p, ENABLED, true);
@@ -85,6 +88,7 @@ public final class BroadcastConfig {
         this.acksOnEventLoop = parseBoolean(p, ACKS_ON_EVENT_LOOP, true);
         this.positionSyncIntervalMs = parseLong(p, POSITION_SYNC_INTERVAL_MS, 5000);
         this.consumerRetentionSeconds = parseLong(p, CONSUMER_RETENTION_SECONDS, 86_400);
+        this.busyNameWaitMs = parseLong(p, BUSY_NAME_WAIT_MS, 5_000);
     }
 
     /** The defaults, as documented. */
@@ -241,6 +245,15 @@ public final class BroadcastConfig {
                 + range[0] + " to " + range[1]);
     }
 
+    /**
+     * How long a subscribe whose consumer name is held by a connected consumer waits for the name to be released:
+     * the holder's connection, if another one, is pinged and closed as dead when it does not answer within this time;
+     * one that answers keeps the name and the subscribe is refused at once. 0 refuses at once.
+     */
+    public long busyNameWaitMs() {
+        return busyNameWaitMs;
+    }
+
     @Override
     public String toString() {
         return ENABLED + "=" + enabled + ", " + EXECUTOR_THREADS + "=" + executorThreads + ", "
@@ -252,6 +265,7 @@ public final class BroadcastConfig {
                 + STATS_INTERVAL_MS + "=" + statsIntervalMs + ", " + MAX_ACK_RANGES + "=" + maxAckRangesPerConsumer
                 + ", " + MAX_PENDING_ACKS + "=" + maxPendingAcksPerConnection + ", " + ACKS_ON_EVENT_LOOP + "="
                 + acksOnEventLoop + ", " + POSITION_SYNC_INTERVAL_MS + "="
-                + positionSyncIntervalMs + ", " + CONSUMER_RETENTION_SECONDS + "=" + consumerRetentionSeconds;
+                + positionSyncIntervalMs + ", " + CONSUMER_RETENTION_SECONDS + "=" + consumerRetentionSeconds + ", "
+                + BUSY_NAME_WAIT_MS + "=" + busyNameWaitMs;
     }
 }

@@ -76,6 +76,8 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
      */
     private boolean tls;
     private ChannelHandlerContext flushFrom;
+    /** Answers whether this connection is alive when a subscribe wants a consumer name held here. */
+    private final LivenessProbe liveness = new LivenessProbe();
 
     /** {@code installer} and {@code failures} are the broker's ones ({@link BroadcastChannelInitializer#factory}). */
     BroadcastServerCnx(PulsarService pulsar, String listenerName, BroadcastService service,
@@ -309,6 +311,18 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     @Override
     public void forgetBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
         broadcastConsumers.remove(consumerId, consumer);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> probeLiveness(long timeoutMs) {
+        return liveness.probe(ctx(), getRemoteEndpointProtocolVersion() >= ProtocolVersion.v1.getValue(), timeoutMs);
+    }
+
+    /** Every frame from the client answers a pending liveness probe; then the stock decoding. Event loop. */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        liveness.frameRead();
+        super.channelRead(ctx, msg);
     }
 
     @Override

@@ -113,6 +113,17 @@ public final class BroadcastDispatcher implements Dispatcher {
         cnx.registerBroadcastConsumer(consumer.consumerId(), bc);
     }
 
+    /**
+     * A subscribe whose consumer name is held by a connected consumer: waits for the name to be released
+     * ({@link NameHandover}, at most {@code broadcastBusyNameWaitMs}), then runs {@code joinAgain} on the broker's
+     * scheduler; or fails with {@code busy}.
+     */
+    CompletableFuture<Void> whenNameReleased(RetainedCursors.NameBusyException busy, ConsumerConnection joining,
+                                             java.util.function.Supplier<CompletableFuture<Void>> joinAgain) {
+        return NameHandover.await(engine.name(), busy, joining, service.config().busyNameWaitMs(),
+                engine.nameReleases(), service.scheduler(), service.scheduler(), joinAgain);
+    }
+
     @Override
     public void addConsumer(Consumer consumer) throws BrokerServiceException {
         // Consumers come in through BroadcastSubscription.addConsumer, which knows how they asked to join.

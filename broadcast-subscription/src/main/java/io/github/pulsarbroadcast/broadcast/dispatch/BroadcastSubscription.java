@@ -68,14 +68,29 @@ public final class BroadcastSubscription extends PersistentSubscription
                     + " subscription property (or consumer property) " + BroadcastMode.KEY + "="
                     + BroadcastMode.BROADCAST));
         }
+        ConsumerConnection connection = (ConsumerConnection) cnx;
         synchronized (this) {
             cursor.updateLastActive();
             try {
-                broadcastDispatcher.join(consumer, (ConsumerConnection) cnx, join);
+                broadcastDispatcher.join(consumer, connection, join);
                 return CompletableFuture.completedFuture(null);
+            } catch (RetainedCursors.NameBusyException busy) {
+                return broadcastDispatcher.whenNameReleased(busy, connection,
+                        () -> joinAgain(consumer, connection, join));
             } catch (BrokerServiceException e) {
                 return CompletableFuture.failedFuture(e);
             }
+        }
+    }
+
+    /** The join after a held name was released: once, refused if the name was taken again meanwhile. */
+    private synchronized CompletableFuture<Void> joinAgain(Consumer consumer, ConsumerConnection cnx,
+                                                           InitialPosition join) {
+        try {
+            broadcastDispatcher.join(consumer, cnx, join);
+            return CompletableFuture.completedFuture(null);
+        } catch (BrokerServiceException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 

@@ -11,9 +11,9 @@ import org.apache.pulsar.common.protocol.ByteBufPair;
  * the dispatcher depends on this interface only, never on the handler, so that dependencies run one way
  * ({@code cnx} to {@code dispatch}) and the dispatch core runs in tests without a broker.
  *
- * <p>Threading: {@link #submit}, {@link #reachedEndOfTopic} and the registry methods may be called from any thread;
- * {@link #ctx}, {@link #writesFramesDirectly}, {@link #flushContext} and {@link #newMessageAndIntercept} only on the
- * connection's event loop (from {@link ConnectionSend#run}).
+ * <p>Threading: {@link #submit}, {@link #reachedEndOfTopic}, {@link #probeLiveness} and the registry methods may be
+ * called from any thread; {@link #ctx}, {@link #writesFramesDirectly}, {@link #flushContext} and
+ * {@link #newMessageAndIntercept} only on the connection's event loop (from {@link ConnectionSend#run}).
  */
 public interface ConsumerConnection {
 
@@ -39,6 +39,14 @@ public interface ConsumerConnection {
 
     /** Stops routing to {@code consumer} (if it is still the one registered under the id). */
     void forgetBroadcastConsumer(long consumerId, BroadcastConsumer consumer);
+
+    /**
+     * Asks the client whether this connection is alive (a ping): completes with true as soon as anything arrives
+     * from it, or if it cannot tell (reading paused, a client too old for pings); with false, after closing the
+     * connection as dead, when nothing arrived within {@code timeoutMs} or the connection closed. Any thread;
+     * concurrent probes of one connection share one ping.
+     */
+    java.util.concurrent.CompletableFuture<Boolean> probeLiveness(long timeoutMs);
 
     // ----- writing (event loop only) -----
 

@@ -27,21 +27,41 @@ import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyExcep
  * a position stays in the one map through the whole move, and {@link #scan} runs under the same lock as attach and
  * detach, so a new position is either seen by the scan or created after the mark-delete it may start at.
  *
- * <p>Threading: every method is synchronized on this object. The scan takes the lock for one pass over the
+ * <p>Threading: every method is synchronized on this object ({@link #detach} runs the tasks waiting for a name after
+ * it lets go of the lock). The scan takes the lock for one pass over the
  * positions (microseconds per thousand); joins and leaves wait for it.
  */
-final class RetainedCursors {
+final class RetainedCursors implements NameHandover.Releases {
 
     /** Builds the consumer for a position: {@code resumed} when the position was retained from an earlier one. */
     interface ConsumerFactory {
         BroadcastConsumer create(VirtualCursor cursor, boolean resumed);
     }
 
-    /** A named position; {@code attached} is the connected consumer, or null while retained. */
+    /**
+     * Thrown by {@link #attach} when the name is held by a connected consumer, {@link #holder}; the subscribe may
+     * then wait for the name to be released ({@link NameHandover}).
+     */
+    static final class NameBusyException extends ConsumerBusyException {
+        private static final long serialVersionUID = 1L;
+        final transient BroadcastConsumer holder;
+
+        NameBusyException(BroadcastConsumer holder) {
+            super("Consumer name '" + holder.name + "' is already connected to this broadcast subscription:"
+                    + " consumer names identify positions and must be unique within it");
+            this.holder = holder;
+        }
+    }
+
+    /**
+     * A named position; {@code attached} is the connected consumer, or null while retained; {@code onRelease} the
+     * tasks waiting for the attached consumer to leave (null when none, the usual case).
+     */
     private static final class Slot {
         final VirtualCursor cursor;
         BroadcastConsumer attached;
         long expiresAtNanos;
+        List<Runnable> onRelease;
 
         Slot(VirtualCursor cursor) {
             this.cursor = cursor;
@@ -69,10 +89,10 @@ final class RetainedCursors {
      * Attaches a consumer named {@code name}: to its retained position if there is one, else to a new one from
      * {@code fresh}.
      *
-     * @throws ConsumerBusyException when a consumer with that name is connected
+     * @throws NameBusyException when a consumer with that name is connected
      */
     synchronized BroadcastConsumer attach(String name, Supplier<VirtualCursor> fresh, ConsumerFactory factory)
-            throws ConsumerBusyException {
+            throws NameBusyException {
         if (name.isEmpty()) {
             BroadcastConsumer bc = factory.create(fresh.get(), false);
             anonymous.add(bc);
@@ -81,8 +101,7 @@ final class RetainedCursors {
         }
         Slot slot = byName.get(name);
         if (slot != null && slot.attached != null) {
-            throw new ConsumerBusyException("Consumer name '" + name + "' is already connected to this broadcast"
-                    + " subscription: consumer names identify positions and must be unique within it");
+            throw new NameBusyException(slot.attached);
         }
         boolean resumed = slot != null;
         if (slot == null) {
@@ -97,25 +116,61 @@ final class RetainedCursors {
 
     /**
      * Detaches {@code bc}; its position is retained until {@code retainUntilNanos}, or dropped when {@code retain}
-     * is false.
+     * is false. Tasks waiting for its name ({@link #whenReleased}) then run on this thread, outside the lock.
      */
-    synchronized void detach(BroadcastConsumer bc, boolean retain, long retainUntilNanos) {
+    void detach(BroadcastConsumer bc, boolean retain, long retainUntilNanos) {
+        List<Runnable> waiting = detachLocked(bc, retain, retainUntilNanos);
+        if (waiting != null) {
+            waiting.forEach(Runnable::run);
+        }
+    }
+
+    private synchronized List<Runnable> detachLocked(BroadcastConsumer bc, boolean retain, long retainUntilNanos) {
         if (bc.name.isEmpty()) {
             if (anonymous.remove(bc)) {
                 attached--;
             }
-            return;
+            return null;
         }
         Slot slot = byName.get(bc.name);
         if (slot == null || slot.attached != bc) {
-            return;
+            return null;
         }
         attached--;
+        List<Runnable> waiting = slot.onRelease;
+        slot.onRelease = null;
         if (retain) {
             slot.attached = null;
             slot.expiresAtNanos = retainUntilNanos;
         } else {
             byName.remove(bc.name);
+        }
+        return waiting;
+    }
+
+    /**
+     * Keeps {@code task} to run when {@code holder} leaves the name it holds; returns false, keeping nothing, when it
+     * no longer holds it (the caller then goes on at once). A kept task runs once, on the thread that detaches
+     * {@code holder}.
+     */
+    @Override
+    public synchronized boolean whenReleased(BroadcastConsumer holder, Runnable task) {
+        Slot slot = byName.get(holder.name);
+        if (slot == null || slot.attached != holder) {
+            return false;
+        }
+        if (slot.onRelease == null) {
+            slot.onRelease = new ArrayList<>(1);
+        }
+        slot.onRelease.add(task);
+        return true;
+    }
+
+    @Override
+    public synchronized void forgetRelease(BroadcastConsumer holder, Runnable task) {
+        Slot slot = byName.get(holder.name);
+        if (slot != null && slot.attached == holder && slot.onRelease != null) {
+            slot.onRelease.remove(task);
         }
     }
 

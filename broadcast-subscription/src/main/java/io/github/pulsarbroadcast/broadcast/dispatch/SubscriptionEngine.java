@@ -177,6 +177,11 @@ final class SubscriptionEngine {
         return bc;
     }
 
+    /** Where the release of a consumer name held by a connected consumer is announced ({@link NameHandover}). */
+    NameHandover.Releases nameReleases() {
+        return cursors;
+    }
+
     private VirtualCursor startCursor(InitialPosition initialPosition) {
         PositionImpl start = initialPosition == InitialPosition.Earliest || recovering()
                 ? storage.markDeleted() : storage.lastConfirmed();

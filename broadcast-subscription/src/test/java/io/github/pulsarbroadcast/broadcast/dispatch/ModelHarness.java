@@ -166,6 +166,18 @@ final class ModelHarness implements DispatchLoop {
         public void forgetBroadcastConsumer(long consumerId, BroadcastConsumer consumer) {
         }
 
+        /** What a liveness probe answers (a test may leave it pending): alive unless a test says otherwise. */
+        java.util.concurrent.CompletableFuture<Boolean> liveness =
+                java.util.concurrent.CompletableFuture.completedFuture(true);
+        /** Probes asked of this connection. */
+        final java.util.concurrent.atomic.AtomicInteger probes = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Boolean> probeLiveness(long timeoutMs) {
+            probes.incrementAndGet();
+            return liveness;
+        }
+
         @Override
         public ChannelHandlerContext ctx() {
             throw new UnsupportedOperationException();

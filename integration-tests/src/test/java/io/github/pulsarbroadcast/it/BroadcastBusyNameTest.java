@@ -1,0 +1,122 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNotNull;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.impl.ClientCnx;
+import org.apache.pulsar.client.impl.ConsumerImpl;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
+import org.apache.pulsar.common.protocol.Commands;
+import org.testng.annotations.Test;
+
+/**
+ * A subscribe whose consumer name is held by a connected consumer, through the real broker
+ * ({@code broadcastBusyNameWaitMs}, design.md "Consumer identity"). A live holder on another connection keeps its name
+ * ({@code BroadcastBadInputTest.consumerNamesAreUniqueWithinASubscription}); these are the two cases where the holder
+ * is not really there:
+ * <ul>
+ *   <li>its client stopped (a paused process, a vehicle in a tunnel: TCP still up, nothing answered; the test blocks
+ *       the client's event-loop thread):
+ *       the broker pings it, closes it as dead after the wait, and the new subscribe takes the name and its position
+ *       (before: refused until the broker's keep-alive noticed, 30 to 60 s later);</li>
+ *   <li>the second subscribe comes over the holder's own connection, and the holder closes meanwhile: the stock
+ *       Java client does this when a consumer is closed while its re-subscribe is in flight (the close completes on
+ *       the client at once, the re-subscribe then succeeds on the broker), and the next subscribe under that name was
+ *       refused; {@code BroadcastRandomScheduleTest} failed so once in CI (a {@code ConsumerBusyException} for
+ *       car-c). The test writes the second subscribe itself on the holder's connection, so the order is certain.</li>
+ * </ul>
+ * Both failed before the wait existed (the subscribe refused at once).
+ *
+ * <p>Threading: TestNG's test thread; the clients' own threads.
+ */
+public class BroadcastBusyNameTest extends BroadcastTestBase {
+
+    private static final long WAIT_MS = 1_500;
+
+    @Override
+    protected void configureBroker(ServiceConfiguration conf) {
+        conf.getProperties().setProperty("broadcastBusyNameWaitMs", Long.toString(WAIT_MS));
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aNameHeldByAConnectionThatStoppedAnsweringIsTakenWithItsPosition() throws Exception {
+        String topic = newTopic("tunnel");
+        PulsarClient silentClient = closeAfterTest(newClient());
+        PulsarClient otherClient = closeAfterTest(newClient());
+        Consumer<String> inTunnel = closeAfterTest(Broadcast.configure(silentClient.newConsumer(Schema.STRING))
+                .topic(topic).subscriptionName("fleet").consumerName("car-a").subscribe());
+        Producer<String> producer = closeAfterTest(producer(topic));
+        List<String> expected = new ArrayList<>(publish(producer, "before", 5));
+        assertEquals(receive(inTunnel, 5), expected, "received, never acknowledged");
+
+        ClientCnx silent = ((ConsumerImpl<?>) inTunnel).getClientCnx();
+        assertNotNull(silent);
+        // A paused process: the client's only event-loop thread blocks, so nothing is read or written (its TCP
+        // connection stays up; the kernel still acknowledges what the broker sends).
+        CountDownLatch thaw = new CountDownLatch(1);
+        closeAfterTest(thaw::countDown);
+        AtomicBoolean paused = new AtomicBoolean();
+        silent.ctx().executor().execute(() -> {
+            paused.set(true);
+            try {
+                thaw.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).untilTrue(paused);
+        expected.addAll(publish(producer, "meanwhile", 5));
+
+        Consumer<String> back = closeAfterTest(Broadcast.configure(otherClient.newConsumer(Schema.STRING))
+                .topic(topic).subscriptionName("fleet").consumerName("car-a").subscribe());
+        assertEquals(receive(back, 10), expected, "resumed at the position the silent consumer held");
+        assertEquals(dispatcher(topic, "fleet").getConsumers().size(), 1, "the silent connection's consumer is gone");
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aSubscribeOnTheHoldersOwnConnectionWaitsForTheHolderToClose() throws Exception {
+        String topic = newTopic("same-connection");
+        PulsarClient ownClient = closeAfterTest(newClient());
+        Consumer<String> holder = Broadcast.configure(ownClient.newConsumer(Schema.STRING)).topic(topic)
+                .subscriptionName("fleet").consumerName("car-c").subscribe();
+        ClientCnx cnx = ((ConsumerImpl<?>) holder).getClientCnx();
+        assertNotNull(cnx);
+        long secondId = 1_000_000;
+        cnx.ctx().writeAndFlush(Commands.newSubscribe(topic, "fleet", secondId, 1_000_000, SubType.Failover, 0,
+                "car-c", true, null, Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST), false, false,
+                InitialPosition.Latest, 0, null, true, null, Map.of(), 0));
+        BroadcastServerCnx brokerSide = (BroadcastServerCnx) brokerSubscription(topic, "fleet").getConsumers()
+                .get(0).cnx();
+        await("the second subscribe waits in the subscription for the name").atMost(Duration.ofSeconds(10))
+                .until(() -> {
+                    CompletableFuture<?> second = brokerSide.getConsumers().get(secondId);
+                    return second != null && !second.isDone() && brokerSide.pendingJoinCount() == 0;
+                });
+        holder.close();
+
+        await("the waiting subscribe attached").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<org.apache.pulsar.broker.service.Consumer> consumers = brokerSubscription(topic, "fleet")
+                    .getConsumers();
+            assertEquals(consumers.size(), 1);
+            assertEquals(consumers.get(0).consumerName(), "car-c");
+            assertEquals(consumers.get(0).consumerId(), secondId);
+        });
+    }
+}
