@@ -52,7 +52,7 @@ public final class BroadcastConfig {
         RANGES.put(ACKS_ON_EVENT_LOOP, null);
         RANGES.put(POSITION_SYNC_INTERVAL_MS, new long[] {0, 3_600_000});
         RANGES.put(CONSUMER_RETENTION_SECONDS, new long[] {0, 31_536_000});
-        RANGES.put(BUSY_NAME_WAIT_MS, new long[] {0, 60_000});
+        RANGES.put(BUSY_NAME_WAIT_MS, new long[] {0, 25_000});
     }
 
     private final boolean enabled;
@@ -248,7 +248,9 @@ public final class BroadcastConfig {
     /**
      * How long a subscribe whose consumer name is held by a connected consumer waits for the name to be released:
      * the holder's connection, if another one, is pinged and closed as dead when it does not answer within this time;
-     * one that answers keeps the name and the subscribe is refused at once. 0 refuses at once.
+     * one that answers keeps the name and the subscribe is refused at once. 0 refuses at once. At most 25 s, so that
+     * the wait (plus the second it may take to remove a dead connection's consumers) ends before the Java client's
+     * default operation timeout of 30 s.
      */
     public long busyNameWaitMs() {
         return busyNameWaitMs;

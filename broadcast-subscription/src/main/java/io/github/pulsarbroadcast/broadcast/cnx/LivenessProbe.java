@@ -1,7 +1,10 @@
 package io.github.pulsarbroadcast.broadcast.cnx;
 
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.protocol.Commands;
@@ -10,11 +13,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Asks one client connection whether it is alive, on demand: a ping, then the answer is "alive" as soon as any frame
- * arrives from the client (its pong or anything else), and "dead" when nothing arrived within the timeout or the
- * connection closed; a dead connection is closed, as the broker's keep-alive closes one that missed a ping (later
- * Pulsar versions check a consumer's connection the same way before refusing a subscribe as busy). When the
- * connection's reading is paused (back-pressure: no frame can arrive) or the client predates pings, the answer is
- * "alive": the probe never closes a connection it cannot judge.
+ * arrives from the client (its pong or anything else), and "dead" when the ping reached the socket and nothing
+ * arrived within the timeout, or the connection closed; a dead connection is closed, as the broker's keep-alive closes
+ * one that missed a ping (later Pulsar versions check a consumer's connection the same way before refusing a subscribe
+ * as busy). The probe never closes a connection it cannot judge; it answers "alive" when the connection's reading is
+ * paused (back-pressure: no frame can arrive), when the client predates pings, and when the ping is still queued
+ * behind earlier writes at the timeout (a slow link: its answer could not have come yet). The broker's keep-alive
+ * decides about those, as it always did.
  *
  * <p>Threading: {@link #frameRead} and everything {@link #probe} does run on the connection's event loop;
  * {@link #probe} may be called from any thread and hops there. {@link #inFlight} is confined to the event loop.
@@ -23,17 +28,28 @@ final class LivenessProbe {
 
     private static final Logger log = LoggerFactory.getLogger(LivenessProbe.class);
 
-    /** The probe waiting for a frame, or null; event loop only. */
-    private CompletableFuture<Boolean> inFlight;
+    /** The ping waiting for a frame, or null; event loop only. */
+    private Ping inFlight;
+
+    /** One ping: its answer, and the close listener to take off the channel once it is settled. */
+    private final class Ping {
+        final CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        final ChannelHandlerContext ctx;
+        final ChannelFutureListener onClose = f -> f.channel().eventLoop().execute(() -> settle(this, false));
+        ChannelFuture written;
+
+        Ping(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+    }
 
     /** A frame arrived from the client: the connection is alive. Event loop. */
     void frameRead() {
-        CompletableFuture<Boolean> waiting = inFlight;
+        Ping waiting = inFlight;
         if (waiting != null) {
-            inFlight = null;
-            waiting.complete(true);
+            settle(waiting, true);
             if (log.isDebugEnabled()) {
-                log.debug("Liveness probe answered by a frame from the client");
+                log.debug("[{}] Liveness probe answered by a frame from the client", waiting.ctx.channel());
             }
         }
     }
@@ -45,13 +61,17 @@ final class LivenessProbe {
      */
     CompletableFuture<Boolean> probe(ChannelHandlerContext ctx, boolean canPing, long timeoutMs) {
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
-        ctx.executor().execute(() -> start(ctx, canPing, timeoutMs).whenComplete((alive, e) -> {
-            if (e != null) {
-                answer.completeExceptionally(e);
-            } else {
-                answer.complete(alive);
-            }
-        }));
+        try {
+            ctx.executor().execute(() -> start(ctx, canPing, timeoutMs).whenComplete((alive, e) -> {
+                if (e != null) {
+                    answer.completeExceptionally(e);
+                } else {
+                    answer.complete(alive);
+                }
+            }));
+        } catch (RejectedExecutionException e) {
+            answer.complete(false); // the event loop is shutting down: so is the connection
+        }
         return answer;
     }
 
@@ -61,33 +81,37 @@ final class LivenessProbe {
         }
         if (!canPing || !ctx.channel().config().isAutoRead()) {
             if (log.isDebugEnabled()) {
-                log.debug("[{}] Liveness not probed (pings: {}, reading: {}): taken as alive",
-                        ctx.channel().remoteAddress(), canPing, ctx.channel().config().isAutoRead());
+                log.debug("[{}] Liveness not probed (pings: {}, reading: {}): taken as alive", ctx.channel(),
+                        canPing, ctx.channel().config().isAutoRead());
             }
             return CompletableFuture.completedFuture(true);
         }
         if (inFlight != null) {
-            return inFlight;
+            return inFlight.answer;
         }
-        CompletableFuture<Boolean> probe = new CompletableFuture<>();
-        inFlight = probe;
-        ctx.channel().closeFuture().addListener(f -> ctx.executor().execute(() -> settle(probe, false)));
-        ctx.writeAndFlush(ping()).addListener(f -> {
+        Ping ping = new Ping(ctx);
+        inFlight = ping;
+        ctx.channel().closeFuture().addListener(ping.onClose);
+        ping.written = ctx.writeAndFlush(ping());
+        ping.written.addListener(f -> {
             if (!f.isSuccess()) {
-                ctx.executor().execute(() -> dead(ctx, probe, "the ping could not be written"));
+                dead(ping, "the ping could not be written");
             }
         });
-        ctx.executor().schedule(() -> {
-            if (probe.isDone()) {
-                return;
-            }
-            if (!ctx.channel().config().isAutoRead()) {
-                settle(probe, true);
-            } else {
-                dead(ctx, probe, "no answer to a ping within " + timeoutMs + " ms");
-            }
-        }, timeoutMs, TimeUnit.MILLISECONDS);
-        return probe;
+        ctx.executor().schedule(() -> timedOut(ping, timeoutMs), timeoutMs, TimeUnit.MILLISECONDS);
+        return ping.answer;
+    }
+
+    private void timedOut(Ping ping, long timeoutMs) {
+        if (ping.answer.isDone()) {
+            return;
+        }
+        if (!ping.ctx.channel().config().isAutoRead() || !ping.written.isDone()) {
+            // Reading paused since, or the ping still queued behind earlier writes: no answer could have come.
+            settle(ping, true);
+        } else {
+            dead(ping, "no answer to a ping within " + timeoutMs + " ms");
+        }
     }
 
     /** A PING command (the stock constructor is not public); rare enough to be built each time. */
@@ -97,20 +121,21 @@ final class LivenessProbe {
         return Commands.serializeWithSize(cmd);
     }
 
-    private void dead(ChannelHandlerContext ctx, CompletableFuture<Boolean> probe, String why) {
-        if (probe.isDone()) {
+    private void dead(Ping ping, String why) {
+        if (ping.answer.isDone()) {
             return;
         }
         log.warn("[{}] Closing the connection as dead: {} (a subscribe asked for a consumer name it holds)",
-                ctx.channel().remoteAddress(), why);
-        settle(probe, false);
-        ctx.close();
+                ping.ctx.channel().remoteAddress(), why);
+        settle(ping, false);
+        ping.ctx.close();
     }
 
-    private void settle(CompletableFuture<Boolean> probe, boolean alive) {
-        if (inFlight == probe) {
+    private void settle(Ping ping, boolean alive) {
+        if (inFlight == ping) {
             inFlight = null;
         }
-        probe.complete(alive);
+        ping.ctx.channel().closeFuture().removeListener(ping.onClose);
+        ping.answer.complete(alive);
     }
 }

@@ -115,13 +115,19 @@ public final class BroadcastDispatcher implements Dispatcher {
 
     /**
      * A subscribe whose consumer name is held by a connected consumer: waits for the name to be released
-     * ({@link NameHandover}, at most {@code broadcastBusyNameWaitMs}), then runs {@code joinAgain} on the broker's
-     * scheduler; or fails with {@code busy}.
+     * ({@link NameHandover}, at most {@code waitMs}), then runs {@code joinAgain} on the broker's scheduler; or fails
+     * with {@code busy}.
      */
     CompletableFuture<Void> whenNameReleased(RetainedCursors.NameBusyException busy, ConsumerConnection joining,
+                                             long waitMs,
                                              java.util.function.Supplier<CompletableFuture<Void>> joinAgain) {
-        return NameHandover.await(engine.name(), busy, joining, service.config().busyNameWaitMs(),
-                engine.nameReleases(), service.scheduler(), service.scheduler(), joinAgain);
+        return NameHandover.await(engine.name(), busy, joining, waitMs, engine.nameReleases(), service.scheduler(),
+                service.scheduler(), joinAgain);
+    }
+
+    /** How long a subscribe whose consumer name is held waits for it ({@code broadcastBusyNameWaitMs}). */
+    long busyNameWaitMs() {
+        return service.config().busyNameWaitMs();
     }
 
     @Override

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.Position;
@@ -68,27 +69,32 @@ public final class BroadcastSubscription extends PersistentSubscription
                     + " subscription property (or consumer property) " + BroadcastMode.KEY + "="
                     + BroadcastMode.BROADCAST));
         }
-        ConsumerConnection connection = (ConsumerConnection) cnx;
         synchronized (this) {
             cursor.updateLastActive();
-            try {
-                broadcastDispatcher.join(consumer, connection, join);
-                return CompletableFuture.completedFuture(null);
-            } catch (RetainedCursors.NameBusyException busy) {
-                return broadcastDispatcher.whenNameReleased(busy, connection,
-                        () -> joinAgain(consumer, connection, join));
-            } catch (BrokerServiceException e) {
-                return CompletableFuture.failedFuture(e);
-            }
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(broadcastDispatcher.busyNameWaitMs());
+        return join(consumer, (ConsumerConnection) cnx, join, deadline);
     }
 
-    /** The join after a held name was released: once, refused if the name was taken again meanwhile. */
-    private synchronized CompletableFuture<Void> joinAgain(Consumer consumer, ConsumerConnection cnx,
-                                                           InitialPosition join) {
+    /**
+     * Joins; when the consumer name is held, waits for it until {@code deadlineNanos} ({@link NameHandover}) and joins
+     * again, waiting again within what is left if another subscribe took the name first. A subscribe whose connection
+     * closed meanwhile does not join (stock code would only remove it again, and it could take the name from a live
+     * subscribe waiting for it too).
+     */
+    private synchronized CompletableFuture<Void> join(Consumer consumer, ConsumerConnection cnx, InitialPosition join,
+                                                      long deadlineNanos) {
+        if (!consumer.cnx().isActive()) {
+            return CompletableFuture.failedFuture(new BrokerServiceException("Connection closed while the consumer"
+                    + " waited for its name"));
+        }
         try {
             broadcastDispatcher.join(consumer, cnx, join);
             return CompletableFuture.completedFuture(null);
+        } catch (RetainedCursors.NameBusyException busy) {
+            long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            return broadcastDispatcher.whenNameReleased(busy, cnx, leftMs,
+                    () -> join(consumer, cnx, join, deadlineNanos));
         } catch (BrokerServiceException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -26,7 +26,10 @@ import org.slf4j.LoggerFactory;
  *       the whole connection to drop it, and a new subscribe under the same name must not fail meanwhile.</li>
  * </ul>
  * Either way the subscribe is refused with the holder's {@link NameBusyException} (the stock
- * {@code ConsumerBusyException}) if the name is still held when the wait ends. With a wait of 0 it is refused at once.
+ * {@code ConsumerBusyException}) if the name is still held when the wait ends (for a holder on another connection,
+ * {@value #RELEASE_MARGIN_MS} ms later: the time stock code takes to remove a closed connection's consumers). With a
+ * wait of 0 it is refused at once. The caller's join may meet the name held again (two subscribes waited for it, and
+ * the other took it); it then waits again within what is left of its wait (see {@code BroadcastSubscription}).
  *
  * <p>Threading: stateless. The future {@link #await} returns completes on the first of: the holder leaving (the thread
  * that detaches it), the probe's answer (the holder's event loop), or the end of the wait (the scheduler); the join
@@ -77,12 +80,14 @@ final class NameHandover {
                     }
                     released.complete(false);
                 } else {
-                    log.info("{} Consumer name '{}' was held by a connection that did not answer a ping within {} ms;"
-                            + " it was closed as dead and a new subscribe takes the name", logName, holder.name, waitMs);
+                    log.info("{} Consumer name '{}' was held by a connection that closed or did not answer a ping"
+                            + " within {} ms; a new subscribe takes the name once stock code removed its consumers",
+                            logName, holder.name, waitMs);
                 }
             });
         }
-        ScheduledFuture<?> giveUp = scheduler.schedule(() -> released.complete(false), waitMs + RELEASE_MARGIN_MS,
+        long giveUpMs = holder.cnx != joining ? waitMs + RELEASE_MARGIN_MS : waitMs;
+        ScheduledFuture<?> giveUp = scheduler.schedule(() -> released.complete(false), giveUpMs,
                 TimeUnit.MILLISECONDS);
         return released.thenComposeAsync(free -> {
             giveUp.cancel(false);
