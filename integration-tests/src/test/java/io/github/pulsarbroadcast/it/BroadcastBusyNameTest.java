@@ -42,7 +42,8 @@ import org.testng.annotations.Test;
  *       refused; {@code BroadcastRandomScheduleTest} failed so once in CI (a {@code ConsumerBusyException} for
  *       car-c). The test writes the second subscribe itself on the holder's connection, so the order is certain.</li>
  * </ul>
- * Both failed before the wait existed (the subscribe refused at once).
+ * Both failed before the wait existed (the subscribe refused at once). A third case: two subscribes wait for one
+ * name and the first one's client goes away meanwhile; the live one gets the name.
  *
  * <p>Threading: TestNG's test thread; the clients' own threads.
  */
@@ -66,22 +67,7 @@ public class BroadcastBusyNameTest extends BroadcastTestBase {
         List<String> expected = new ArrayList<>(publish(producer, "before", 5));
         assertEquals(receive(inTunnel, 5), expected, "received, never acknowledged");
 
-        ClientCnx silent = ((ConsumerImpl<?>) inTunnel).getClientCnx();
-        assertNotNull(silent);
-        // A paused process: the client's only event-loop thread blocks, so nothing is read or written (its TCP
-        // connection stays up; the kernel still acknowledges what the broker sends).
-        CountDownLatch thaw = new CountDownLatch(1);
-        closeAfterTest(thaw::countDown);
-        AtomicBoolean paused = new AtomicBoolean();
-        silent.ctx().executor().execute(() -> {
-            paused.set(true);
-            try {
-                thaw.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        await().atMost(Duration.ofSeconds(10)).untilTrue(paused);
+        pause(inTunnel);
         expected.addAll(publish(producer, "meanwhile", 5));
 
         Consumer<String> back = closeAfterTest(Broadcast.configure(otherClient.newConsumer(Schema.STRING))
@@ -118,5 +104,58 @@ public class BroadcastBusyNameTest extends BroadcastTestBase {
             assertEquals(consumers.get(0).consumerName(), "car-c");
             assertEquals(consumers.get(0).consumerId(), secondId);
         });
+    }
+
+    /**
+     * A paused process: the consumer's client blocks its only event-loop thread, so nothing is read or written (its
+     * TCP connection stays up; the kernel still acknowledges what the broker sends), until the test ends.
+     */
+    private void pause(Consumer<String> consumer) {
+        ClientCnx cnx = ((ConsumerImpl<?>) consumer).getClientCnx();
+        assertNotNull(cnx);
+        CountDownLatch thaw = new CountDownLatch(1);
+        closeAfterTest(thaw::countDown);
+        AtomicBoolean paused = new AtomicBoolean();
+        cnx.ctx().executor().execute(() -> {
+            paused.set(true);
+            try {
+                thaw.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).untilTrue(paused);
+    }
+
+    /**
+     * Two subscribes wait for a dead holder's name; the first one's client goes away while it waits. When the name is
+     * released the first must not take it (its connection is closed: stock code would only remove it again), and the
+     * live second one must get it. Before, the first attached and the second was refused with ConsumerBusy, final
+     * for the Java client (found by review).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aWaiterWhoseClientWentAwayLeavesTheNameToTheLiveOne() throws Exception {
+        String topic = newTopic("two-waiters");
+        PulsarClient silentClient = closeAfterTest(newClient());
+        PulsarClient goneClient = closeAfterTest(newClient());
+        PulsarClient liveClient = closeAfterTest(newClient());
+        Consumer<String> inTunnel = closeAfterTest(Broadcast.configure(silentClient.newConsumer(Schema.STRING))
+                .topic(topic).subscriptionName("fleet").consumerName("car-a").subscribe());
+        Producer<String> producer = closeAfterTest(producer(topic));
+        pause(inTunnel);
+
+        Broadcast.configure(goneClient.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
+                .consumerName("car-a").subscribeAsync();
+        await("the first subscribe waits for the name").atMost(Duration.ofSeconds(10))
+                .until(() -> dispatcher(topic, "fleet").subscribesWaitingForName("car-a") == 1);
+        goneClient.closeAsync(); // its connection closes at once; the client's threads stop later
+
+        CompletableFuture<Consumer<String>> live = Broadcast.configure(liveClient.newConsumer(Schema.STRING))
+                .topic(topic).subscriptionName("fleet").consumerName("car-a").subscribeAsync();
+        await("both subscribes wait for the name").atMost(Duration.ofSeconds(10))
+                .until(() -> dispatcher(topic, "fleet").subscribesWaitingForName("car-a") == 2);
+        List<String> sent = publish(producer, "after", 3);
+        assertEquals(receive(closeAfterTest(live.get(30, java.util.concurrent.TimeUnit.SECONDS)), 3), sent);
+        assertEquals(dispatcher(topic, "fleet").getConsumers().size(), 1);
     }
 }

@@ -125,6 +125,11 @@ public final class BroadcastDispatcher implements Dispatcher {
                 service.scheduler(), joinAgain);
     }
 
+    /** How many subscribes wait for the consumer name {@code name}, held by a connected consumer (for tests). */
+    public int subscribesWaitingForName(String name) {
+        return engine.subscribesWaitingFor(name);
+    }
+
     /** How long a subscribe whose consumer name is held waits for it ({@code broadcastBusyNameWaitMs}). */
     long busyNameWaitMs() {
         return service.config().busyNameWaitMs();

@@ -166,6 +166,12 @@ final class RetainedCursors implements NameHandover.Releases {
         return true;
     }
 
+    /** How many subscribes wait for {@code name} to be released (for tests and diagnostics). */
+    synchronized int waitingFor(String name) {
+        Slot slot = byName.get(name);
+        return slot == null || slot.onRelease == null ? 0 : slot.onRelease.size();
+    }
+
     @Override
     public synchronized void forgetRelease(BroadcastConsumer holder, Runnable task) {
         Slot slot = byName.get(holder.name);

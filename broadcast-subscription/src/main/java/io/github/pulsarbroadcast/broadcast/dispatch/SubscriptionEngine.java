@@ -177,6 +177,11 @@ final class SubscriptionEngine {
         return bc;
     }
 
+    /** How many subscribes wait for the consumer name {@code name}, held by a connected consumer. */
+    int subscribesWaitingFor(String name) {
+        return cursors.waitingFor(name);
+    }
+
     /** Where the release of a consumer name held by a connected consumer is announced ({@link NameHandover}). */
     NameHandover.Releases nameReleases() {
         return cursors;
