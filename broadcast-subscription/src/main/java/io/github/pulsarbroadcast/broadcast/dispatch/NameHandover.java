@@ -75,8 +75,8 @@ final class NameHandover {
             holder.cnx.probeLiveness(waitMs).whenComplete((alive, e) -> {
                 if (e != null || Boolean.TRUE.equals(alive)) {
                     if (log.isDebugEnabled()) {
-                        log.debug("{} Consumer name '{}' is held by a live connection ({}): refused", logName,
-                                holder.name, e != null ? e.toString() : "it answered");
+                        log.debug("{} Consumer name '{}' stays with its holder ({}): refused", logName,
+                                holder.name, e != null ? e.toString() : "it answered or could not be judged");
                     }
                     released.complete(false);
                 } else {
