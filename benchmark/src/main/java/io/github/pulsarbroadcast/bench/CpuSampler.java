@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * CPU time and resident memory of three groups of processes over one run, sampled every {@value #PERIOD_MS} ms from
  * {@code /proc} ({@link ProcStats}): the broker; the consumers (the fleet processes, or this JVM when the stock
  * Java client runs the consumers here, with the producer); and this JVM when the consumers are elsewhere (producer,
- * polling, sampling). {@link #cpuSeconds} interpolates between samples, so that CPU can be read for any window of
+ * polling, sampling). Beside them the whole machine: its busy CPU (every process, so that CPU taken by something
+ * else shows) and the CPU its host stole from it (a virtual machine's cores ready to run while the host ran
+ * something else: a run that lost CPU that way measured the machine, not the broker). {@link #cpuSeconds} interpolates between samples, so that CPU can be read for any window of
  * the run (the connect phase, the idle baselines, the measured window from the first measured send to the last
  * delivery).
  *
@@ -23,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class CpuSampler implements AutoCloseable {
 
     /** Which processes. Threading: immutable. */
-    enum Group { BROKER, CLIENTS, BENCH }
+    enum Group { BROKER, CLIENTS, BENCH, MACHINE, STOLEN }
 
     private static final long PERIOD_MS = 200;
 
@@ -33,6 +35,8 @@ final class CpuSampler implements AutoCloseable {
     private final List<long[]> brokerSamples = new ArrayList<>();
     private final List<long[]> clientSamples = new ArrayList<>();
     private final List<long[]> benchSamples = new ArrayList<>();
+    private final List<long[]> machineSamples = new ArrayList<>();
+    private final List<long[]> stolenSamples = new ArrayList<>();
     /** Per pid the first CPU reading and the last, so that a process added late or gone stays constant. */
     private final java.util.Map<Long, Long> lastCpuMicros = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicLong peakBrokerRss = new AtomicLong(-1);
@@ -74,6 +78,11 @@ final class CpuSampler implements AutoCloseable {
         brokerSamples.add(new long[] {now, total(brokerPids)});
         clientSamples.add(new long[] {now, total(clientPids)});
         benchSamples.add(new long[] {now, total(benchPids)});
+        double[] machine = ProcStats.machineCpuSeconds();
+        if (machine != null) {
+            machineSamples.add(new long[] {now, micros(machine[0])});
+            stolenSamples.add(new long[] {now, micros(machine[1])});
+        }
         for (long pid : brokerPids) {
             peakBrokerRss.accumulateAndGet(ProcStats.rssBytes(pid), Math::max);
         }
@@ -99,9 +108,58 @@ final class CpuSampler implements AutoCloseable {
 
     /** CPU seconds of {@code group} between two {@link System#nanoTime} instants, interpolated between samples. */
     synchronized double cpuSeconds(Group group, long fromNanos, long toNanos) {
-        List<long[]> s = group == Group.BROKER ? brokerSamples : group == Group.CLIENTS ? clientSamples
-                : benchSamples;
+        List<long[]> s = samples(group);
         return (at(s, toNanos) - at(s, fromNanos)) / 1e6;
+    }
+
+    /** True when the machine's CPU ({@link Group#MACHINE}, {@link Group#STOLEN}) is known (Linux). */
+    synchronized boolean measuresMachine() {
+        return !machineSamples.isEmpty();
+    }
+
+    /**
+     * The highest CPU seconds per second of {@code group} over any span of at least {@code sliceNanos} between
+     * samples taken from {@code fromNanos} to {@code toNanos}; 0 without two such samples.
+     */
+    synchronized double peakRate(Group group, long fromNanos, long toNanos, long sliceNanos) {
+        return peakRate(samples(group), fromNanos, toNanos, sliceNanos);
+    }
+
+    /** {@link #peakRate(Group, long, long, long)} over {@code samples} ({nanoTime, CPU micros} pairs in order). */
+    static double peakRate(List<long[]> samples, long fromNanos, long toNanos, long sliceNanos) {
+        double peak = 0;
+        int j = 0;
+        for (int i = 0; i < samples.size(); i++) {
+            long[] a = samples.get(i);
+            if (a[0] < fromNanos) {
+                continue;
+            }
+            j = Math.max(j, i + 1);
+            while (j < samples.size() && samples.get(j)[0] - a[0] < sliceNanos) {
+                j++;
+            }
+            if (j >= samples.size() || samples.get(j)[0] > toNanos) {
+                break;
+            }
+            long[] b = samples.get(j);
+            peak = Math.max(peak, (b[1] - a[1]) / 1e6 / ((b[0] - a[0]) / 1e9));
+        }
+        return peak;
+    }
+
+    private List<long[]> samples(Group group) {
+        switch (group) {
+            case BROKER:
+                return brokerSamples;
+            case CLIENTS:
+                return clientSamples;
+            case BENCH:
+                return benchSamples;
+            case MACHINE:
+                return machineSamples;
+            default:
+                return stolenSamples;
+        }
     }
 
     private static double at(List<long[]> samples, long t) {

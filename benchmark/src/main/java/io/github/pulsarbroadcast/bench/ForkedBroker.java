@@ -82,7 +82,7 @@ final class ForkedBroker implements Broker {
         Path conf = writeConfig(s);
         Path dataDir = Files.createTempDirectory("pulsar-broadcast-bench-broker-");
         Path log = s.out.resolve("broker-" + index + ".log");
-        List<String> cmd = command(s, conf, dataDir);
+        List<String> cmd = command(s, conf, dataDir, s.out.resolve("broker-" + index + "-gc.log"));
         Files.write(s.out.resolve("broker-" + index + ".cmd"), List.of(String.join(" ", cmd)));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         ForkedBroker broker = new ForkedBroker(p, log, dataDir);
@@ -90,12 +90,17 @@ final class ForkedBroker implements Broker {
         return broker;
     }
 
-    private static List<String> command(BenchSettings s, Path conf, Path dataDir) {
+    private static List<String> command(BenchSettings s, Path conf, Path dataDir, Path gcLog) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         // No -Xms: the heap grows as the broker needs it, so that its resident memory says something about the mode.
         cmd.addAll(List.of("-Xmx" + s.brokerHeap,
                 "-XX:MaxDirectMemorySize=" + s.brokerDirectMemory, "-XX:+UseG1GC", "-XX:+ExitOnOutOfMemoryError"));
+        // Every collection and safepoint with wall-clock time, to line up with the metrics when a run goes wrong
+        // (-Xlog cannot take a file name with ':', ',' or spaces: none then).
+        if (!gcLog.toString().matches(".*[:,\\s].*")) {
+            cmd.add("-Xlog:gc,safepoint:file=" + gcLog + ":time,uptime");
+        }
         cmd.addAll(OPENS);
         if (!s.brokerJavaOpts.isBlank()) {
             cmd.addAll(Arrays.asList(s.brokerJavaOpts.trim().split("\\s+")));

@@ -48,6 +48,8 @@ public final class ModeResult {
     public BrokerUsage broker;
     /** The client side: the benchmark JVM and, with the fleet, the fleet processes. */
     public ClientUsage client;
+    /** The whole machine during the run (Linux only; absent elsewhere). */
+    public MachineUsage machine;
     /** The measured window: from the first measured send to the last delivery. */
     public Window window;
     public Backlog backlog;
@@ -214,6 +216,23 @@ public final class ModeResult {
         /** Heap in use right after a full collection at the end of the run, and direct memory in use; -1: unknown. */
         public long heapUsedAfterGcBytes = -1;
         public long directMemoryUsedBytes = -1;
+    }
+
+    /**
+     * The whole machine during the run, from {@code /proc/stat}: CPU taken by processes other than the broker,
+     * the consumers and the benchmark JVM, and CPU stolen by the host of a virtual machine. Either makes the run's
+     * figures the machine's rather than the broker's. Threading: as above.
+     */
+    public static final class MachineUsage {
+        /** Busy CPU seconds of every process (and the kernel) over the measured window. */
+        public double cpuSecondsWindow;
+        /** What of it was neither the broker, the consumers' processes nor the benchmark JVM (0 if unknown). */
+        public double otherCpuSecondsWindow;
+        /** CPU seconds the host stole over the measured window, and from the first subscribe to the end. */
+        public double stolenCpuSecondsWindow;
+        public double stolenCpuSecondsRun;
+        /** The most CPU seconds per second stolen over any second of the run (first subscribe to the end). */
+        public double peakStolenCpuPerSecond;
     }
 
     /** The benchmark JVM itself (all clients and the producer). Threading: as above. */

@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * CPU time and resident memory of a process, from Linux's {@code /proc/<pid>/stat} (utime + stime, in clock ticks)
- * and {@code /proc/<pid>/status} (VmRSS, VmHWM).
+ * and {@code /proc/<pid>/status} (VmRSS, VmHWM); and the whole machine's busy and stolen CPU time from
+ * {@code /proc/stat}.
  *
  * <p>Threading: stateless apart from the clock-tick rate, read once; any thread.
  */
@@ -36,6 +37,34 @@ final class ProcStats {
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /**
+     * The machine's CPU seconds so far over all cores, from the first line of {@code /proc/stat}: {@code [0]} busy
+     * (user, nice, system, irq, softirq: every process and the kernel), {@code [1]} stolen (time a virtual machine's
+     * cores were ready to run but the host ran something else); null when unreadable.
+     */
+    static double[] machineCpuSeconds() {
+        try (java.io.BufferedReader r = Files.newBufferedReader(Path.of("/proc/stat"), StandardCharsets.US_ASCII)) {
+            return parseMachineCpu(r.readLine());
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** {@link #machineCpuSeconds} from the aggregate {@code cpu} line; null when it is not one. */
+    static double[] parseMachineCpu(String line) {
+        if (line == null || !line.startsWith("cpu ")) {
+            return null;
+        }
+        String[] f = line.substring(4).trim().split("\\s+");
+        if (f.length < 8) {
+            return null;
+        }
+        // user nice system idle iowait irq softirq steal [guest guest_nice: already counted in user and nice]
+        long busy = Long.parseLong(f[0]) + Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[5])
+                + Long.parseLong(f[6]);
+        return new double[] {busy / TICKS_PER_SECOND, Long.parseLong(f[7]) / TICKS_PER_SECOND};
     }
 
     /** Current resident set (VmRSS) in bytes, or -1. */

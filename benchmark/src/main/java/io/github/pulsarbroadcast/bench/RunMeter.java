@@ -6,11 +6,19 @@ import java.util.concurrent.TimeUnit;
 /**
  * The CPU figures of one run, from a {@link CpuSampler}: broker and clients over the connect phase and the rest of
  * the run, their idle baselines (nothing connected; everyone connected but no messages), and CPU over the measured
- * window (first measured send to last delivery) per measured delivery; the connect phase's broker CPU per subscribe.
+ * window (first measured send to last delivery) per measured delivery; the connect phase's broker CPU per subscribe;
+ * and the machine's CPU taken by other processes or stolen by its host ({@link ModeResult.MachineUsage}).
  *
  * <p>Threading: the main thread only (the sampler has its own thread).
  */
 final class RunMeter implements AutoCloseable {
+
+    /**
+     * CPU stolen by the host above which a run is flagged in its notes: half a CPU-second over the run, or a
+     * quarter of a core over some second of it ({@code /proc/stat} counts in 10 ms ticks).
+     */
+    static final double STOLEN_NOTE_SECONDS = 0.5;
+    static final double STOLEN_NOTE_PEAK = 0.25;
 
     private final CpuSampler sampler;
     private final Long brokerPid;
@@ -116,6 +124,40 @@ final class RunMeter implements AutoCloseable {
         c.idleCpuPerSecond = idle == null ? -1 : round3(idle[1]);
         c.connectedCpuPerSecond = busyIdle == null ? -1 : round3(busyIdle[1]);
         r.client = c;
+        if (sampler.measuresMachine()) {
+            r.machine = machine(r, windowFrom, windowTo, window, end);
+            noteStolen(r);
+        }
+    }
+
+    private static void noteStolen(ModeResult r) {
+        ModeResult.MachineUsage m = r.machine;
+        if (m.stolenCpuSecondsRun >= STOLEN_NOTE_SECONDS || m.peakStolenCpuPerSecond >= STOLEN_NOTE_PEAK) {
+            r.notes.add(String.format(java.util.Locale.ROOT, "the machine's host stole %.2f CPU-s from it during"
+                    + " this run (%.2f in the measured window; at most %.2f CPU-s in one second): its figures are the"
+                    + " machine's as much as the broker's", m.stolenCpuSecondsRun, m.stolenCpuSecondsWindow,
+                    m.peakStolenCpuPerSecond));
+        }
+    }
+
+    /** The machine's figures: CPU of other processes in the window and CPU stolen by the host. */
+    private ModeResult.MachineUsage machine(ModeResult r, long windowFrom, long windowTo, boolean window, long end) {
+        ModeResult.MachineUsage m = new ModeResult.MachineUsage();
+        if (window) {
+            double all = sampler.cpuSeconds(CpuSampler.Group.MACHINE, windowFrom, windowTo);
+            m.cpuSecondsWindow = ResultCollector.centiseconds(all);
+            if (r.broker != null) {
+                double ours = sampler.cpuSeconds(CpuSampler.Group.BROKER, windowFrom, windowTo)
+                        + sampler.cpuSeconds(CpuSampler.Group.CLIENTS, windowFrom, windowTo)
+                        + sampler.cpuSeconds(CpuSampler.Group.BENCH, windowFrom, windowTo);
+                m.otherCpuSecondsWindow = ResultCollector.centiseconds(Math.max(0, all - ours));
+            }
+            m.stolenCpuSecondsWindow = cpu(CpuSampler.Group.STOLEN, windowFrom, windowTo);
+        }
+        m.stolenCpuSecondsRun = cpu(CpuSampler.Group.STOLEN, connectStart, end);
+        m.peakStolenCpuPerSecond = round3(sampler.peakRate(CpuSampler.Group.STOLEN, connectStart, end,
+                TimeUnit.SECONDS.toNanos(1)));
+        return m;
     }
 
     /** CPU seconds of {@code g} between two {@link System#nanoTime} instants (a capacity step's window). */

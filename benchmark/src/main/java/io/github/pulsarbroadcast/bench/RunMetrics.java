@@ -31,7 +31,15 @@ final class RunMetrics {
             return null;
         }
         String url = s.metricsUrl != null ? s.metricsUrl : MetricsSampler.metricsUrl(broker.adminUrl());
-        return new RunMetrics(MetricsSampler.start(url, topic, label, s.metricsIntervalSeconds), s);
+        return new RunMetrics(MetricsSampler.start(url, topic, label, s.metricsIntervalSeconds,
+                RunMetrics::machineSamples), s);
+    }
+
+    /** The machine's busy and stolen CPU seconds so far ({@link ProcStats#machineCpuSeconds}); none off Linux. */
+    private static java.util.Map<String, Double> machineSamples() {
+        double[] cpu = ProcStats.machineCpuSeconds();
+        return cpu == null ? java.util.Map.of()
+                : java.util.Map.of(MetricsSampler.MACHINE_BUSY, cpu[0], MetricsSampler.MACHINE_STOLEN, cpu[1]);
     }
 
     /** Schedules a scrape half a period before the first measured message is due ({@code source} has started). */

@@ -29,8 +29,9 @@ final class SummaryTables {
                 + " | deliveries/s | broker CPU in window (s) | broker baseline idle / connected (CPU s/s)"
                 + " | clients CPU in window (s) | clients baseline idle / connected (CPU s/s)"
                 + " | benchmark JVM CPU in window (s) | send lag P99 / max (ms) | achieved rate (msg/s)"
-                + " | broker heap after GC / direct (MiB) | layout |\n"
-                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + " | broker heap after GC / direct (MiB) | other processes / stolen CPU in window (s)"
+                + " | stolen peak (CPU s/s) | layout |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ModeResult r : results) {
             if (r.window == null) {
                 continue;
@@ -39,7 +40,7 @@ final class SummaryTables {
             ModeResult.ClientUsage c = r.client;
             ModeResult.Delivery d = r.delivery;
             t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %.1f | %,d | %,.0f | %s | %s | %s | %s | %s"
-                    + " | %s | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
+                    + " | %s | %s | %s | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
                     r.window.deliveries, r.window.seconds > 0 ? r.window.deliveries / r.window.seconds : 0,
                     b == null ? NONE : String.format(Locale.ROOT, "%.2f", b.cpuSecondsWindow),
                     b == null ? NONE : baseline(b.idleCpuPerSecond, b.connectedCpuPerSecond),
@@ -50,6 +51,9 @@ final class SummaryTables {
                     d == null || d.sendLag == null ? NONE : d.sendLag.p99 + " / " + d.sendLag.max,
                     d == null ? NONE : String.format(Locale.ROOT, "%.2f", d.achievedRate),
                     b == null ? NONE : mib(b.heapUsedAfterGcBytes) + " / " + mib(b.directMemoryUsedBytes),
+                    r.machine == null ? NONE : String.format(Locale.ROOT, "%.2f / %.2f",
+                            r.machine.otherCpuSecondsWindow, r.machine.stolenCpuSecondsWindow),
+                    r.machine == null ? NONE : String.format(Locale.ROOT, "%.2f", r.machine.peakStolenCpuPerSecond),
                     c == null || c.layout == null ? "stock client" : c.layout));
         }
         return t.toString();

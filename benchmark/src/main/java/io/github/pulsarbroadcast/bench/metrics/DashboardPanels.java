@@ -10,6 +10,8 @@ import java.util.Map;
  * Grafana dashboard's panels ({@code docker/grafana/pulsar-broadcast.json}): gauges summed over the run's
  * subscriptions, counters as {@code rate()}, histograms as {@code histogram_quantile()} of bucket rates. Rates use
  * a window of 1.5 scrape intervals (each point is the rate since the scrape before it), the finest a short run allows.
+ * The last panel has no Grafana twin: the machine's CPU as the benchmark read it at each scrape (all processes, the
+ * broker, and what the host stole), to tell a broker that slowed down from a machine that did.
  *
  * <p>Threading: stateless; any thread (each call builds its own {@link SeriesQuery}).
  */
@@ -102,6 +104,11 @@ public final class DashboardPanels {
                 .add("out", one(q.sum("pulsar_rate_out", SeriesQuery.ALL))));
         panels.add(new Panel("Broker CPU (stock)", "cores")
                 .add("process", one(q.rate("process_cpu_seconds_total", SeriesQuery.ALL, w))));
+        // Not a broker metric (no Grafana twin): the benchmark's own reading of the machine at each scrape.
+        panels.add(new Panel("Machine CPU (benchmark, /proc/stat)", "cores")
+                .add("all processes", one(q.rate(MetricsSampler.MACHINE_BUSY, SeriesQuery.ALL, w)))
+                .add("broker", one(q.rate("process_cpu_seconds_total", SeriesQuery.ALL, w)))
+                .add("stolen by the host", one(q.rate(MetricsSampler.MACHINE_STOLEN, SeriesQuery.ALL, w))));
         return panels;
     }
 

@@ -16,13 +16,16 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Scrapes a broker's {@code /metrics} every {@code interval} seconds during one benchmark run and keeps a
  * {@link MetricsSeries}: every {@code pulsar_broadcast_*} sample that has no topic label or the run's topic, the
  * stock topic metrics of the run's topic ({@link #TOPIC_STOCK}) and a few broker-wide stock ones
  * ({@link #BROKER_STOCK}). The body is read as a stream, line by line, and only lines of those names are parsed
- * ({@link PromText}). A failed scrape is kept with its error and does not stop the sampling.
+ * ({@link PromText}). A failed scrape is kept with its error and does not stop the sampling. Each scrape also
+ * records what the benchmark itself reads of the machine at the scrape's start (the {@code local} samples, for
+ * example the machine's busy and stolen CPU: {@link #MACHINE_BUSY}, {@link #MACHINE_STOLEN}), failed scrapes too.
  *
  * <p>Threading: one daemon thread ("bench-metrics-sampler") scrapes; {@link #scrapeAt}, {@link #window} and
  * {@link #close} are called from the run's thread. The series is guarded by {@code this}.
@@ -36,6 +39,9 @@ public final class MetricsSampler implements AutoCloseable {
     /** Stock broker-wide metrics kept. */
     public static final Set<String> BROKER_STOCK = Set.of("process_cpu_seconds_total", "jvm_memory_bytes_used",
             "jvm_memory_direct_bytes_used");
+    /** The benchmark's own samples of the machine: busy CPU of every process, and CPU stolen by the host (s). */
+    public static final String MACHINE_BUSY = "bench_machine_busy_cpu_seconds_total";
+    public static final String MACHINE_STOLEN = "bench_machine_stolen_cpu_seconds_total";
     private static final Set<String> DROPPED_LABELS = Set.of("cluster", "namespace", "topic");
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
@@ -45,8 +51,11 @@ public final class MetricsSampler implements AutoCloseable {
     private final long startNanos = System.nanoTime();
     private final MetricsSeries series = new MetricsSeries();
     private final ScheduledExecutorService thread;
+    private final Supplier<Map<String, Double>> local;
 
-    private MetricsSampler(String url, String topic, String title, double intervalSeconds) {
+    private MetricsSampler(String url, String topic, String title, double intervalSeconds,
+                           Supplier<Map<String, Double>> local) {
+        this.local = local;
         this.url = url;
         this.topic = topic;
         series.url = url;
@@ -63,10 +72,12 @@ public final class MetricsSampler implements AutoCloseable {
 
     /**
      * Starts sampling {@code url} (a broker's {@code http://host:port/metrics/}) for {@code topic} at once and
-     * then every {@code intervalSeconds}.
+     * then every {@code intervalSeconds}, with {@code local} samples taken at the start of each scrape (none: an
+     * empty map).
      */
-    public static MetricsSampler start(String url, String topic, String title, double intervalSeconds) {
-        MetricsSampler s = new MetricsSampler(url, topic, title, intervalSeconds);
+    public static MetricsSampler start(String url, String topic, String title, double intervalSeconds,
+                                       Supplier<Map<String, Double>> local) {
+        MetricsSampler s = new MetricsSampler(url, topic, title, intervalSeconds, local);
         long period = Math.max(1, Math.round(intervalSeconds * 1000));
         s.thread.scheduleWithFixedDelay(s::scrape, 0, period, TimeUnit.MILLISECONDS);
         return s;
@@ -119,6 +130,7 @@ public final class MetricsSampler implements AutoCloseable {
         long t0 = System.nanoTime();
         s.t = secondsAt(t0);
         s.epochMs = System.currentTimeMillis();
+        Map<String, Double> own = local.get();
         try {
             HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(url))
                     .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -139,6 +151,7 @@ public final class MetricsSampler implements AutoCloseable {
             return;
         }
         s.scrapeMs = Math.round((System.nanoTime() - t0) / 1e4) / 100.0;
+        s.values.putAll(own);
         synchronized (this) {
             series.scrapes.add(s);
         }

@@ -32,7 +32,7 @@ public final class MetricsSeries {
         public double scrapeMs;
         /** Bytes of the body. */
         public long bytes;
-        /** Why the scrape failed (then {@link #values} is empty). */
+        /** Why the scrape failed (then {@link #values} holds only the benchmark's own samples of the machine). */
         public String error;
         /** Finite sample values by key; NaN and infinite values are left out. */
         public Map<String, Double> values = new LinkedHashMap<>();

@@ -60,7 +60,10 @@ public class MetricsSamplerTest {
     @Test(timeOut = 60_000)
     public void samplesTheRunsTopicRendersTheDashboardAndRendersItAgain() throws Exception {
         String url = MetricsSampler.metricsUrl("http://127.0.0.1:" + server.getAddress().getPort() + "/");
-        MetricsSampler sampler = MetricsSampler.start(url, SampleMetrics.TOPIC, "broadcast N=20", 0.1);
+        java.util.concurrent.atomic.AtomicInteger localReads = new java.util.concurrent.atomic.AtomicInteger();
+        MetricsSampler sampler = MetricsSampler.start(url, SampleMetrics.TOPIC, "broadcast N=20", 0.1,
+                () -> java.util.Map.of(MetricsSampler.MACHINE_BUSY, (double) localReads.incrementAndGet(),
+                        MetricsSampler.MACHINE_STOLEN, 0.5));
         long t0 = System.nanoTime();
         await().atMost(Duration.ofSeconds(30)).until(() -> requests.get() >= 6);
         sampler.window(t0, System.nanoTime());
@@ -69,7 +72,9 @@ public class MetricsSamplerTest {
         assertTrue(scrapes >= 7, "scrapes: " + scrapes);
         MetricsSeries.Scrape failed = series.scrapes.get(2);
         assertEquals(failed.error, "HTTP 500");
-        assertTrue(failed.values.isEmpty());
+        assertEquals(failed.values.keySet(), java.util.Set.of(MetricsSampler.MACHINE_BUSY,
+                MetricsSampler.MACHINE_STOLEN), "a failed scrape keeps only the benchmark's own samples");
+        assertEquals(failed.values.get(MetricsSampler.MACHINE_BUSY), 3.0, "read once per scrape, at its start");
         MetricsSeries.Scrape last = series.scrapes.get(scrapes - 1);
         assertTrue(last.bytes > 1000, "body bytes counted");
         assertEquals(last.values.get("pulsar_broadcast_consumers{state=\"waiting\",subscription=\"broadcast\"}"),
@@ -78,6 +83,7 @@ public class MetricsSamplerTest {
         assertEquals(last.values.get("jvm_memory_bytes_used{area=\"heap\"}"), 1.2e8);
         assertFalse(last.values.containsKey("jvm_memory_bytes_used{area=\"nonheap\"}"));
         assertFalse(last.values.keySet().stream().anyMatch(k -> k.startsWith("jvm_threads")), "not wanted");
+        assertEquals(last.values.get(MetricsSampler.MACHINE_BUSY), (double) scrapes);
         StageBreakdown b = StageBreakdown.of(series);
         assertTrue(b.present);
         assertEquals(b.failedScrapes, 1);
@@ -113,7 +119,8 @@ public class MetricsSamplerTest {
 
     @Test(timeOut = 30_000)
     public void anUnreachableBrokerGivesFailedScrapesNotAnException() throws Exception {
-        MetricsSampler sampler = MetricsSampler.start("http://127.0.0.1:1/metrics/", SampleMetrics.TOPIC, "x", 0.1);
+        MetricsSampler sampler = MetricsSampler.start("http://127.0.0.1:1/metrics/", SampleMetrics.TOPIC, "x", 0.1,
+                java.util.Map::of);
         MetricsSeries series = sampler.finish();
         assertTrue(series.scrapes.size() >= 1);
         assertNotNull(series.scrapes.get(series.scrapes.size() - 1).error);

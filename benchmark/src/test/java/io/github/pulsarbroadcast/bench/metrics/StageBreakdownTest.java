@@ -100,6 +100,7 @@ public class StageBreakdownTest {
         List<DashboardPanels.Panel> panels = DashboardPanels.build(series(0, 1, 2));
         assertEquals(panels.get(0).title, "Consumers by state");
         assertTrue(panels.stream().anyMatch(p -> p.title.startsWith("Broker CPU") && !p.lines.isEmpty()));
+        assertTrue(panels.stream().anyMatch(p -> p.title.startsWith("Machine CPU")), "the benchmark's own panel");
     }
 
     /** Reaches the sampler's body parser without a server. Threading: the test thread. */

@@ -71,6 +71,11 @@ public final class BroadcastDispatcher implements Dispatcher {
             public void schedule(Runnable task, long delayMs) {
                 service.scheduler().schedule(() -> post(task), delayMs, TimeUnit.MILLISECONDS);
             }
+
+            @Override
+            public java.util.concurrent.Executor background() {
+                return service.scheduler();
+            }
         };
         this.engine = new SubscriptionEngine(topicName, subscription.getName(), partitionIndex, storage,
                 service.config(), service.windowBudget(), loop, System::nanoTime, start);
@@ -84,7 +89,7 @@ public final class BroadcastDispatcher implements Dispatcher {
         }
         if (periodicTask == null || periodicTask.isCancelled()) {
             long interval = service.config().markDeleteIntervalMs();
-            periodicTask = service.scheduler().scheduleAtFixedRate(() -> engine.post(engine::sync), interval,
+            periodicTask = service.scheduler().scheduleAtFixedRate(() -> engine.post(engine.syncTask), interval,
                     interval, TimeUnit.MILLISECONDS);
         }
         if (statsTask == null || statsTask.isCancelled()) {

@@ -48,6 +48,8 @@ final class SubscriptionEngine {
     private final PositionSync positions;
     /** What the metrics read of every consumer, gathered by {@link #sync} while they are read. */
     private final ConsumerSummaries summaries = new ConsumerSummaries();
+    /** {@link #sync} as a task that names itself in the executor's slow-task warnings. */
+    final Runnable syncTask;
 
     /** Until when (nano clock) joining consumers start at the mark-delete position. */
     private volatile long recoveryUntilNanos;
@@ -61,6 +63,7 @@ final class SubscriptionEngine {
                        BroadcastConfig config, WindowBudget windowBudget, DispatchLoop loop, LongSupplier nanoClock,
                        SubscriptionStart start) {
         this.name = "[" + topicName + "][" + subscriptionName + "]";
+        this.syncTask = DispatchLoop.named(name + " periodic sync", this::sync);
         this.topicName = topicName;
         this.partitionIndex = partitionIndex;
         this.storage = storage;

@@ -13,7 +13,8 @@ import org.apache.pulsar.common.protocol.ByteBufPair;
 
 /**
  * The world the model test runs the dispatch core in: a task queue instead of the executor (the test decides when
- * dispatch work runs), a virtual clock with scheduled tasks, and connections that record what is sent to whom.
+ * dispatch work runs), a second queue for the background work (periodic position saves), a virtual clock with
+ * scheduled tasks, and connections that record what is sent to whom.
  *
  * <p>Threading: single-threaded (the test's thread).
  */
@@ -27,6 +28,13 @@ final class ModelHarness implements DispatchLoop {
     }
 
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    /** Work handed to {@link #background}, run by {@link #runOne} like the dispatch tasks. */
+    private final ArrayDeque<Runnable> background = new ArrayDeque<>();
+    /**
+     * Picks, when both queues hold work, which one {@link #runOne} serves (the model test's random schedule); null:
+     * the dispatch tasks first.
+     */
+    java.util.Random backgroundOrder;
     private final PriorityQueue<Object[]> scheduled = new PriorityQueue<>((a, b) -> Long.compare((long) a[0],
             (long) b[0]) != 0 ? Long.compare((long) a[0], (long) b[0]) : Long.compare((long) a[2], (long) b[2]));
     private long sequence;
@@ -42,9 +50,16 @@ final class ModelHarness implements DispatchLoop {
         scheduled.add(new Object[] {nowNanos + delayMs * 1_000_000L, task, sequence++});
     }
 
-    /** Runs one queued task; false when there is none. */
+    @Override
+    public java.util.concurrent.Executor background() {
+        return background::add;
+    }
+
+    /** Runs one queued task, a dispatch task or background work; false when there is none. */
     boolean runOne() {
-        Runnable r = tasks.poll();
+        boolean fromBackground = !background.isEmpty()
+                && (tasks.isEmpty() || backgroundOrder != null && backgroundOrder.nextBoolean());
+        Runnable r = fromBackground ? background.poll() : tasks.poll();
         if (r == null) {
             return false;
         }
@@ -53,7 +68,7 @@ final class ModelHarness implements DispatchLoop {
     }
 
     boolean hasTasks() {
-        return !tasks.isEmpty();
+        return !tasks.isEmpty() || !background.isEmpty();
     }
 
     /** How many tasks are queued (not counting scheduled ones that are not due). */
