@@ -99,7 +99,7 @@ final class ForkedBroker implements Broker {
         // Every collection and safepoint with wall-clock time, to line up with the metrics when a run goes wrong
         // (-Xlog cannot take a file name with ':', ',' or spaces: none then).
         if (!gcLog.toString().matches(".*[:,\\s].*")) {
-            cmd.add("-Xlog:gc,safepoint:file=" + gcLog + ":time,uptime");
+            cmd.add("-Xlog:gc,safepoint:file=" + gcLog + ":time,uptime,level,tags");
         }
         cmd.addAll(OPENS);
         if (!s.brokerJavaOpts.isBlank()) {

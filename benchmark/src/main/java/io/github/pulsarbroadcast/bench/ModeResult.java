@@ -226,8 +226,11 @@ public final class ModeResult {
     public static final class MachineUsage {
         /** Busy CPU seconds of every process (and the kernel) over the measured window. */
         public double cpuSecondsWindow;
-        /** What of it was neither the broker, the consumers' processes nor the benchmark JVM (0 if unknown). */
-        public double otherCpuSecondsWindow;
+        /**
+         * What of it was neither the broker, the consumers' processes nor the benchmark JVM: other processes and kernel
+         * work charged to no process (-1: unknown, the broker's process not being measured).
+         */
+        public double otherCpuSecondsWindow = -1;
         /** CPU seconds the host stole over the measured window, and from the first subscribe to the end. */
         public double stolenCpuSecondsWindow;
         public double stolenCpuSecondsRun;

@@ -64,8 +64,8 @@ final class RunMeter implements AutoCloseable {
     }
 
     void connectStarted() {
-        sampler.mark();
         connectStart = System.nanoTime();
+        sampler.mark();
     }
 
     void connected() {

@@ -29,7 +29,7 @@ final class SummaryTables {
                 + " | deliveries/s | broker CPU in window (s) | broker baseline idle / connected (CPU s/s)"
                 + " | clients CPU in window (s) | clients baseline idle / connected (CPU s/s)"
                 + " | benchmark JVM CPU in window (s) | send lag P99 / max (ms) | achieved rate (msg/s)"
-                + " | broker heap after GC / direct (MiB) | other processes / stolen CPU in window (s)"
+                + " | broker heap after GC / direct (MiB) | other processes and kernel / stolen CPU in window (s)"
                 + " | stolen peak (CPU s/s) | layout |\n"
                 + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ModeResult r : results) {
@@ -51,8 +51,9 @@ final class SummaryTables {
                     d == null || d.sendLag == null ? NONE : d.sendLag.p99 + " / " + d.sendLag.max,
                     d == null ? NONE : String.format(Locale.ROOT, "%.2f", d.achievedRate),
                     b == null ? NONE : mib(b.heapUsedAfterGcBytes) + " / " + mib(b.directMemoryUsedBytes),
-                    r.machine == null ? NONE : String.format(Locale.ROOT, "%.2f / %.2f",
-                            r.machine.otherCpuSecondsWindow, r.machine.stolenCpuSecondsWindow),
+                    r.machine == null ? NONE : (r.machine.otherCpuSecondsWindow < 0 ? NONE
+                            : String.format(Locale.ROOT, "%.2f", r.machine.otherCpuSecondsWindow))
+                            + String.format(Locale.ROOT, " / %.2f", r.machine.stolenCpuSecondsWindow),
                     r.machine == null ? NONE : String.format(Locale.ROOT, "%.2f", r.machine.peakStolenCpuPerSecond),
                     c == null || c.layout == null ? "stock client" : c.layout));
         }

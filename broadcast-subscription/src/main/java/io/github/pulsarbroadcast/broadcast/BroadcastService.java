@@ -7,6 +7,9 @@ import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.common.naming.TopicName;
@@ -39,6 +42,15 @@ public final class BroadcastService implements AutoCloseable {
     private final PublishLatencies publishLatencies = new PublishLatencies();
     /** One read of saved positions (head or chunk) at a time on this broker's metadata store ({@link ChunkReads}). */
     private final ChunkReads chunkReads = new ChunkReads();
+    /**
+     * Captures and encodes the periodic saves of consumer positions, off the dispatch threads and off the broker's
+     * shared scheduler (a save at 100,000 consumers takes tens of ms): one daemon thread for the broker.
+     */
+    private final ExecutorService positionSaves = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "broadcast-position-saves");
+        t.setDaemon(true);
+        return t;
+    });
 
     public BroadcastService(PulsarService pulsar, BroadcastConfig config) {
         this.pulsar = pulsar;
@@ -118,8 +130,15 @@ public final class BroadcastService implements AutoCloseable {
         return pulsar.getExecutor();
     }
 
+    /** Where the periodic saves of consumer positions are captured and encoded (one thread). */
+    public Executor positionSaves() {
+        return positionSaves;
+    }
+
     @Override
     public void close() {
         executor.shutdown(Duration.ofSeconds(10));
+        // A periodic save cut short loses nothing: each subscription saved its positions when it closed.
+        positionSaves.shutdownNow();
     }
 }

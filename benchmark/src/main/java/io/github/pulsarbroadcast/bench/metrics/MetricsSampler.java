@@ -130,7 +130,12 @@ public final class MetricsSampler implements AutoCloseable {
         long t0 = System.nanoTime();
         s.t = secondsAt(t0);
         s.epochMs = System.currentTimeMillis();
-        Map<String, Double> own = local.get();
+        Map<String, Double> own;
+        try {
+            own = local.get();
+        } catch (RuntimeException e) {
+            own = Map.of(); // a sampler thread that died here would end every later scrape
+        }
         try {
             HttpResponse<InputStream> r = http.send(HttpRequest.newBuilder(URI.create(url))
                     .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofInputStream());

@@ -74,7 +74,7 @@ public final class BroadcastDispatcher implements Dispatcher {
 
             @Override
             public java.util.concurrent.Executor background() {
-                return service.scheduler();
+                return service.positionSaves();
             }
         };
         this.engine = new SubscriptionEngine(topicName, subscription.getName(), partitionIndex, storage,

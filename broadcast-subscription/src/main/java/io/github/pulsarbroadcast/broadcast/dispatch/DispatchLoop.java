@@ -18,8 +18,8 @@ public interface DispatchLoop {
     /**
      * Where work that would hold the dispatch thread too long runs, in no particular order with the dispatch work:
      * the periodic save of every consumer's position (capture and encoding: about 50 ms at 100,000 consumers, more
-     * before the JIT has compiled it). The broker uses its scheduler; by default the work runs at once on the
-     * caller's thread.
+     * before the JIT has compiled it). The broker uses one thread of the plugin's for it; by default the work runs
+     * at once on the caller's thread.
      */
     default Executor background() {
         return Runnable::run;

@@ -4,6 +4,8 @@ import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +37,7 @@ final class PositionSync {
     private final long intervalNanos;
     private final String name;
     private final DispatchLoop loop;
+    private final LongSupplier nanoClock;
     private volatile boolean changed;
     private volatile boolean stopped;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
@@ -45,8 +48,9 @@ final class PositionSync {
     private boolean saving;
     private int failuresLogged;
 
-    PositionSync(PositionStore store, long intervalMs, String name, DispatchLoop loop) {
+    PositionSync(PositionStore store, long intervalMs, String name, DispatchLoop loop, LongSupplier nanoClock) {
         this.loop = loop;
+        this.nanoClock = nanoClock;
         this.store = store;
         this.intervalNanos = intervalMs * 1_000_000;
         this.name = name;
@@ -78,23 +82,43 @@ final class PositionSync {
         changed = false;
         lastSaveNanos = nowNanos;
         saving = true;
-        loop.background().execute(() -> saveInBackground(cursors, nowNanos));
+        try {
+            loop.background().execute(() -> saveInBackground(cursors));
+        } catch (RejectedExecutionException e) {
+            // The broker is shutting down (the save on close covers it), or the executor is full: the next interval.
+            saving = false;
+            changed = true;
+        }
     }
 
-    /** A periodic save on the background executor: capture, hand over, and report back to the dispatch thread. */
-    private void saveInBackground(RetainedCursors cursors, long nowNanos) {
+    /**
+     * A periodic save on the background executor: capture (with the clock read now, so that a retained position's
+     * expiry is saved as of the capture), hand over, and report the outcome to the dispatch thread on every path,
+     * or no periodic save would follow.
+     */
+    private void saveInBackground(RetainedCursors cursors) {
         CompletableFuture<Void> saved;
         try {
             // Stopped meanwhile (the subscription is being deleted, or a crash is simulated): nothing more is saved.
-            saved = stopped ? null : capture(cursors, nowNanos, false);
-        } catch (RuntimeException e) {
-            saved = CompletableFuture.failedFuture(e);
+            saved = stopped ? null : capture(cursors, nanoClock.getAsLong(), false);
+        } catch (Throwable t) {
+            loop.post(() -> saved(t));
+            return;
         }
         if (saved == null) {
-            loop.post(() -> saving = false);
+            loop.post(this::notCaptured);
         } else {
             saved.whenComplete((v, e) -> loop.post(() -> saved(e)));
         }
+    }
+
+    /**
+     * A periodic save found the subscription stopped or already closed (dispatch thread): what it was for stays to
+     * be saved, should saving resume (a delete that failed: {@link #stop} with false).
+     */
+    private void notCaptured() {
+        saving = false;
+        changed = true;
     }
 
     /** Captures and hands over one snapshot, unless the close save was captured already; {@code last}: it is. */

@@ -27,9 +27,9 @@ import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyExcep
  * a position stays in the one map through the whole move, and {@link #scan} runs under the same lock as attach and
  * detach, so a new position is either seen by the scan or created after the mark-delete it may start at.
  *
- * <p>Threading: every method is synchronized on this object ({@link #detach} runs the tasks waiting for a name after
- * it lets go of the lock). The scan takes the lock for one pass over the
- * positions (microseconds per thousand); joins and leaves wait for it.
+ * <p>Threading: every method but {@link #attachedCount} (a volatile read) is synchronized on this object
+ * ({@link #detach} runs the tasks waiting for a name after it lets go of the lock). The scan and a save's capture
+ * each take the lock for one pass over the positions (microseconds per thousand); joins and leaves wait for them.
  */
 final class RetainedCursors implements NameHandover.Releases {
 
@@ -83,7 +83,11 @@ final class RetainedCursors implements NameHandover.Releases {
 
     private final Map<String, Slot> byName = new HashMap<>();
     private final Set<BroadcastConsumer> anonymous = java.util.Collections.newSetFromMap(new HashMap<>());
-    private int attached;
+    /**
+     * Connected consumers; written under the lock, volatile so that the dispatch thread's {@link #attachedCount} does
+     * not wait for a capture ({@link #save}, on the broker's scheduler) or a scan.
+     */
+    private volatile int attached;
 
     /**
      * Attaches a consumer named {@code name}: to its retained position if there is one, else to a new one from
@@ -328,7 +332,8 @@ final class RetainedCursors implements NameHandover.Releases {
         return out;
     }
 
-    synchronized int attachedCount() {
+    /** Connected consumers; any thread, without the lock. */
+    int attachedCount() {
         return attached;
     }
 

@@ -72,7 +72,7 @@ final class SubscriptionEngine {
         this.loop = loop;
         this.nanoClock = nanoClock;
         this.fanOut = new FanOut(this, storage, config, windowBudget, name);
-        this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop);
+        this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop, nanoClock);
         if (start.restored != null) {
             // Kept at least the grace from the load, whatever the retention: their consumers are on their way back.
             long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());

@@ -44,7 +44,8 @@ public class DispatchModelTest {
      * before the next save: the new owner restored the name's earlier saved position, which that consumer had
      * acknowledged before (ahead of its fresh start). A model error: the model now expects the saved position.
      * Some schedules depend on the iteration order of identity-keyed maps (sends per connection), so a seed may need
-     * a few runs to fail again.
+     * a few runs to fail again. Since a periodic save's capture became background work (experiment 10), seeds whose
+     * schedule involved a save no longer replay it exactly; they stay as schedules that once found a bug.
      */
     private static final long[] REGRESSIONS = {659425918276707L, 2984048002117372L, 3234608335796003L,
         2802040778097299L, 1294864897593036L, 3619332101975234L, 3235706080123355L,
