@@ -3,7 +3,8 @@
 # benchmark's broker loads the plugin's classes from (the local Maven repository's copy is on its class path, ahead of
 # the NAR's: parent-first), then runs the 5,000-per-connection command once.
 #   run.sh NAME JAR
-# The runs, in this order: s1-before before.jar; s1-after after.jar; s2-before before.jar; s2-after after.jar
+# The runs, in this order: s1-before before.jar; s1-after after.jar; s2-before before.jar; s2-after after.jar;
+# after the review, the final build twice: s3-final final.jar; s4-final final.jar
 cd /work/main
 name=$1; jar=$2; out=${OUT:-/tmp/exp15}
 m2=${M2_JAR:-/root/.m2/repository/io/github/pulsarbroadcast/broadcast-subscription/2.10.5.0-SNAPSHOT/broadcast-subscription-2.10.5.0-SNAPSHOT.jar}
