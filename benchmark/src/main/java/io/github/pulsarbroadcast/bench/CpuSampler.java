@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Java client runs the consumers here, with the producer); and this JVM when the consumers are elsewhere (producer,
  * polling, sampling). Beside them the whole machine: its busy CPU (every process, so that CPU taken by something
  * else shows) and the CPU its host stole from it (a virtual machine's cores ready to run while the host ran
- * something else: a run that lost CPU that way measured the machine, not the broker). {@link #cpuSeconds} interpolates between samples, so that CPU can be read for any window of
- * the run (the connect phase, the idle baselines, the measured window from the first measured send to the last
- * delivery).
+ * something else: a run that lost CPU that way measured the machine, not the broker). {@link #cpuSeconds}
+ * interpolates between samples, so that CPU can be read for any window of the run (the connect phase, the idle
+ * baselines, the measured window from the first measured send to the last delivery).
  *
  * <p>Threading: the main thread starts, adds processes and reads; one daemon thread ("bench-cpu-sampler") samples.
  * The sample lists and pid lists are guarded by {@code this} (sample, read) or are copy-on-write (pids);

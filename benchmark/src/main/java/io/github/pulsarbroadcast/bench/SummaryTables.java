@@ -40,7 +40,8 @@ final class SummaryTables {
             ModeResult.ClientUsage c = r.client;
             ModeResult.Delivery d = r.delivery;
             t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %.1f | %,d | %,.0f | %s | %s | %s | %s | %s"
-                    + " | %s | %s | %s | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1, r.window.seconds,
+                    + " | %s | %s | %s | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1,
+                    r.window.seconds,
                     r.window.deliveries, r.window.seconds > 0 ? r.window.deliveries / r.window.seconds : 0,
                     b == null ? NONE : String.format(Locale.ROOT, "%.2f", b.cpuSecondsWindow),
                     b == null ? NONE : baseline(b.idleCpuPerSecond, b.connectedCpuPerSecond),

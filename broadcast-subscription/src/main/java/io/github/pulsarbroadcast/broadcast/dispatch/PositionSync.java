@@ -85,7 +85,7 @@ final class PositionSync {
         try {
             loop.background().execute(() -> saveInBackground(cursors));
         } catch (RejectedExecutionException e) {
-            // The broker is shutting down (the save on close covers it), or the executor is full: the next interval.
+            // The plugin is shutting down (each subscription's save on close covers it): left to the next interval.
             saving = false;
             changed = true;
         }

@@ -85,7 +85,7 @@ final class RetainedCursors implements NameHandover.Releases {
     private final Set<BroadcastConsumer> anonymous = java.util.Collections.newSetFromMap(new HashMap<>());
     /**
      * Connected consumers; written under the lock, volatile so that the dispatch thread's {@link #attachedCount} does
-     * not wait for a capture ({@link #save}, on the broker's scheduler) or a scan.
+     * not wait for a capture ({@link #save}, on the plugin's position-save thread) or a scan.
      */
     private volatile int attached;
 
