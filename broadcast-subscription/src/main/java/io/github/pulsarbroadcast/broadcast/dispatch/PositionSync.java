@@ -71,8 +71,8 @@ final class PositionSync {
     /**
      * Saves if something changed and the interval has passed since the last save (dispatch thread). The capture and
      * its encoding run on the loop's {@link DispatchLoop#background} executor, not on the dispatch thread (they took
-     * 30-70 ms per save there at 100,000 consumers, and 100-400 ms in the first saves after a connect storm, while
-     * every fan-out pass waited); the outcome comes back to the dispatch thread.
+     * 30-70 ms per save there at 100,000 consumers, and syncs with a save 100-400 ms in the first half minute after a
+     * connect storm, while every fan-out pass waited); the outcome comes back to the dispatch thread.
      */
     void maybeSave(RetainedCursors cursors, long nowNanos) {
         if (!changed || saving || stopped || !enabled() || nowNanos - lastSaveNanos < intervalNanos
