@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.bench;
 
 import io.github.pulsarbroadcast.standalone.Main;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -115,6 +116,11 @@ final class ForkedBroker implements Broker {
             cmd.addAll(List.of("--interceptors-dir", interceptorsDir().toString()));
         }
         return cmd;
+    }
+
+    /** Which build of the plugin the broker's class path carries ({@link PluginBuild}). */
+    static String pluginBuild() {
+        return PluginBuild.describe(brokerClassPath(), File.pathSeparator);
     }
 
     /** This JVM's class path: the benchmark depends on the standalone module and so carries the broker. */

@@ -61,7 +61,8 @@ final class ReportWriter {
                         + ", direct memory " + s.brokerDirectMemory + (s.freshBroker ? ", fresh per run" : "");
             default:
                 return "Pulsar 2.10.5 standalone with the broadcast plugin, own JVM, max heap " + s.brokerHeap
-                        + ", direct memory " + s.brokerDirectMemory + (s.freshBroker ? ", fresh per run" : "");
+                        + ", direct memory " + s.brokerDirectMemory + (s.freshBroker ? ", fresh per run" : "")
+                        + "; plugin classes: " + ForkedBroker.pluginBuild();
         }
     }
 
