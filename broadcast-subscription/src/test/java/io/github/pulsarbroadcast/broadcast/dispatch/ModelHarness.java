@@ -35,6 +35,8 @@ final class ModelHarness implements DispatchLoop {
      * the dispatch tasks first.
      */
     java.util.Random backgroundOrder;
+    /** When set, {@link #background} refuses work as an executor that has shut down does. */
+    boolean refusingBackground;
     private final PriorityQueue<Object[]> scheduled = new PriorityQueue<>((a, b) -> Long.compare((long) a[0],
             (long) b[0]) != 0 ? Long.compare((long) a[0], (long) b[0]) : Long.compare((long) a[2], (long) b[2]));
     private long sequence;
@@ -52,7 +54,12 @@ final class ModelHarness implements DispatchLoop {
 
     @Override
     public java.util.concurrent.Executor background() {
-        return background::add;
+        return r -> {
+            if (refusingBackground) {
+                throw new java.util.concurrent.RejectedExecutionException("shut down");
+            }
+            background.add(r);
+        };
     }
 
     /** Runs one queued task, a dispatch task or background work; false when there is none. */
@@ -65,6 +72,18 @@ final class ModelHarness implements DispatchLoop {
         }
         r.run();
         return true;
+    }
+
+    /** Runs queued tasks and background work until none is left. */
+    void runAll() {
+        while (runOne()) {
+            // next
+        }
+    }
+
+    /** How much background work is queued. */
+    int backgroundQueued() {
+        return background.size();
     }
 
     boolean hasTasks() {

@@ -21,6 +21,8 @@ final class ModelPositionStore implements PositionStore {
     int saves;
     /** Whether the last save was the one on close. */
     boolean savedOnClose;
+    /** Thrown by the next save instead of saving (a failure in the capture), then cleared. */
+    Error failNextSave;
 
     /** The expiry the last save holds for {@code name} (wall clock; 0: saved while connected), or -1. */
     long retainedUntilMillis(String name) {
@@ -56,6 +58,11 @@ final class ModelPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Void> save(List<SavedPosition> positions, boolean onClose) {
+        if (failNextSave != null) {
+            Error e = failNextSave;
+            failNextSave = null;
+            throw e;
+        }
         savedOnClose = onClose;
         try {
             saved = SnapshotCodec.decode(SnapshotCodec.encode(positions));
