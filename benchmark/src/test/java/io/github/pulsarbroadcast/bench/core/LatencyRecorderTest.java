@@ -71,11 +71,11 @@ public class LatencyRecorderTest {
         r.reset();
         assertEquals(r.endToEnd().count, 0);
         r.record(now, NOW_MS, now - 3_000_000, NOW_MS, -1, false);
-        assertEquals(r.endToEnd().count, 1, "a shard keeps recording after a reset");
+        assertEquals(r.endToEnd().count, 1, "the recorder keeps recording after a reset");
     }
 
     /**
-     * Four writers record random values while a reader drains and reads without pause; every value is counted once
+     * Four writers record random values while a reader reads without pause; every value is counted once
      * (totals and a value-by-value comparison with a histogram each writer keeps for itself), and no read saw more
      * than was recorded by then. The seed is printed.
      */
