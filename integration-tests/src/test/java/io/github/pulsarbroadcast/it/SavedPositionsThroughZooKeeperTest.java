@@ -46,7 +46,7 @@ public class SavedPositionsThroughZooKeeperTest extends BrokerTestBase {
 
         MetadataPositionStore writer = store(metadata);
         writer.load().get(60, TimeUnit.SECONDS);
-        writer.save(positions, true).get(60, TimeUnit.SECONDS);
+        writer.save(positions, null, true).get(60, TimeUnit.SECONDS);
         PositionStore.Loaded loaded = store(metadata).load().get(60, TimeUnit.SECONDS);
 
         assertEquals(loaded.positions.size(), positions.size(), "every position came back");

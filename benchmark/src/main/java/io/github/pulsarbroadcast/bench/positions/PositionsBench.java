@@ -74,7 +74,7 @@ public final class PositionsBench implements Callable<Integer> {
             MetadataPositionStore positions = new MetadataPositionStore(store, "bench/ns/persistent/topic", "fleet",
                     "[bench]", MetadataPositionStore.DEFAULT_CHUNK_BYTES);
             positions.load().get();
-            measure("save (encode + metadata-store write)", () -> positions.save(saved, false).get());
+            measure("save (encode + metadata-store write)", () -> positions.save(saved, null, false).get());
             measure("load (metadata-store read + take-over write + decode) + restore", () -> {
                 MetadataPositionStore reader = new MetadataPositionStore(store, "bench/ns/persistent/topic", "fleet",
                         "[bench]", MetadataPositionStore.DEFAULT_CHUNK_BYTES);

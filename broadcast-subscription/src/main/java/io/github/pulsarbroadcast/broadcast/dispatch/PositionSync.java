@@ -1,11 +1,13 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.positions.JoinFloor;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,8 @@ final class PositionSync {
     private final String name;
     private final DispatchLoop loop;
     private final LongSupplier nanoClock;
+    /** The join floor of a capture made now ({@link RecoveryWindow#joinFloor}); read just before each capture. */
+    private final Supplier<JoinFloor> joinFloor;
     private volatile boolean changed;
     private volatile boolean stopped;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
@@ -48,8 +52,10 @@ final class PositionSync {
     private boolean saving;
     private int failuresLogged;
 
-    PositionSync(PositionStore store, long intervalMs, String name, DispatchLoop loop, LongSupplier nanoClock) {
+    PositionSync(PositionStore store, long intervalMs, String name, DispatchLoop loop, LongSupplier nanoClock,
+                 Supplier<JoinFloor> joinFloor) {
         this.loop = loop;
+        this.joinFloor = joinFloor;
         this.nanoClock = nanoClock;
         this.store = store;
         this.intervalNanos = intervalMs * 1_000_000;
@@ -127,10 +133,13 @@ final class PositionSync {
             return null;
         }
         closing = last;
+        // Read before the capture: a consumer that joins after the capture (so is missing from it) starts at or
+        // above this floor, which the next owner uses for names it does not know after a crash.
+        JoinFloor floor = joinFloor.get();
         int[] dropped = new int[1];
         List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis(), MAX_SAVED_RANGES, dropped);
         noteDroppedRanges(dropped[0]);
-        return store.save(positions, last);
+        return store.save(positions, floor, last);
     }
 
     /**

@@ -25,9 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link #join}, {@link #leave}, {@link #acknowledge} and the reset methods run on any thread (stock
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
  * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
- * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} and
- * {@link #recoveryUntilNanos} are volatile and {@link #resets} atomic (any writer). {@link #scan} is confined to the
- * dispatch thread.
+ * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} is volatile, {@link #resets}
+ * atomic and {@link #recovery} thread-safe (any writer). {@link #scan} is confined to the dispatch thread.
  */
 final class SubscriptionEngine {
 
@@ -51,8 +50,8 @@ final class SubscriptionEngine {
     /** {@link #sync} as a task that names itself in the executor's slow-task warnings. */
     final Runnable syncTask;
 
-    /** Until when (nano clock) joining consumers start at the mark-delete position. */
-    private volatile long recoveryUntilNanos;
+    /** Where joins of names this subscription does not know start after a load, reset or reopen. */
+    private final RecoveryWindow recovery;
     private volatile boolean closed;
     /** The positions captured by {@link #close}, for {@link #reopen}; volatile (stock threads). */
     private volatile java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> positionsAtClose;
@@ -72,7 +71,10 @@ final class SubscriptionEngine {
         this.loop = loop;
         this.nanoClock = nanoClock;
         this.fanOut = new FanOut(this, storage, config, windowBudget, name);
-        this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop, nanoClock);
+        this.recovery = new RecoveryWindow(storage, nanoClock,
+                TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
+        this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop, nanoClock,
+                recovery::joinFloor);
         if (start.restored != null) {
             // Kept at least the grace from the load, whatever the retention: their consumers are on their way back.
             long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
@@ -83,7 +85,7 @@ final class SubscriptionEngine {
                     expired);
         }
         if (start.recovering) {
-            startRecoveryWindow();
+            recovery.open(start.joinFloor);
         }
     }
 
@@ -141,20 +143,12 @@ final class SubscriptionEngine {
                 counters);
     }
 
-    private void startRecoveryWindow() {
-        recoveryUntilNanos = nanoClock.getAsLong() + TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
-    }
-
-    private boolean recovering() {
-        return nanoClock.getAsLong() - recoveryUntilNanos < 0;
-    }
-
     // ----- joining and leaving (any thread) -----
 
     /**
      * Attaches a consumer: to the position retained under its name if there is one, otherwise at the tail
-     * ({@code Latest}) or at the subscription's mark-delete position ({@code Earliest}, or any join during the
-     * recovery window after the subscription was loaded or reset).
+     * ({@code Latest}; during the recovery window after a load, reset or reopen, where the {@link RecoveryWindow}
+     * says) or at the subscription's mark-delete position ({@code Earliest}).
      */
     BroadcastConsumer join(long consumerId, String consumerName, ConsumerConnection cnx,
                            InitialPosition initialPosition, long epoch) throws BrokerServiceException {
@@ -175,7 +169,7 @@ final class SubscriptionEngine {
         post(() -> fanOut.join(bc));
         if (log.isDebugEnabled()) {
             log.debug("{} Consumer {} joined ({}) at {}, epoch {}", name, consumerName, bc.resumed ? "resumed"
-                    : recovering() ? "recovery window" : initialPosition, bc.cursor.acknowledged(), epoch);
+                    : recovery.isOpen() ? "recovery window" : initialPosition, bc.cursor.acknowledged(), epoch);
         }
         return bc;
     }
@@ -191,8 +185,8 @@ final class SubscriptionEngine {
     }
 
     private VirtualCursor startCursor(InitialPosition initialPosition) {
-        PositionImpl start = initialPosition == InitialPosition.Earliest || recovering()
-                ? storage.markDeleted() : storage.lastConfirmed();
+        PositionImpl start = initialPosition == InitialPosition.Earliest ? storage.markDeleted()
+                : recovery.latestStart();
         return new VirtualCursor(start, rules);
     }
 
@@ -304,7 +298,7 @@ final class SubscriptionEngine {
         // During the recovery window consumers attached before the move may still be on their way back, and they
         // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
         PositionImpl lowest = scan.lowestAcknowledged;
-        if (!recovering() && resets.get() == 0 && lowest != null && lowest.compareTo(markDeleted) > 0) {
+        if (!recovery.isOpen() && resets.get() == 0 && lowest != null && lowest.compareTo(markDeleted) > 0) {
             storage.markDelete(lowest);
         }
         if (scan.lowestNext != null) {
@@ -327,10 +321,11 @@ final class SubscriptionEngine {
     void cursorReset() {
         long now = nanoClock.getAsLong();
         cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
-        // Saved at once: a crash before the next periodic save must not bring back positions from before the reset.
+        // The window first, so that the save's join floor is the reset position. Saved at once: a crash before the
+        // next periodic save must not bring back positions from before the reset.
+        recovery.open(null);
         positions.changed();
         positions.saveNow(cursors, now, false);
-        startRecoveryWindow();
         post(fanOut::release);
     }
 
@@ -382,7 +377,7 @@ final class SubscriptionEngine {
             long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
             cursors.restore(atClose, nanoClock.getAsLong(), loop.wallMillis(), Math.max(retentionNanos(), grace),
                     grace, storage.markDeleted(), rules);
-            startRecoveryWindow();
+            recovery.open(null);
         }
         positions.reopen();
         closed = false;

@@ -137,26 +137,30 @@ public final class SubscriptionInstaller {
                 boolean stale = age > 2 * service.config().positionSyncIntervalMs() + STALE_MARGIN_MS;
                 if (!loaded.savedOnClose) {
                     // The owner crashed: consumers that joined after the last save are not in it. They must find
-                    // their messages when they come back, so every name not in the snapshot starts at the
-                    // mark-delete position during the recovery window (duplicates, not loss).
+                    // their messages when they come back, so every name not in the snapshot starts at the save's
+                    // join floor (where such a consumer may have started; the mark-delete position when the save
+                    // has none) during the recovery window (duplicates, not loss).
                     log.info("{} Saved consumer positions come from a periodic save ({} s old), not from a close:"
-                            + " restored, with the recovery window of {} s for names not in them", logName,
-                            age / 1000, service.config().reconnectGraceSeconds());
-                    return new SubscriptionStart(store, loaded.positions, true);
+                            + " restored, with the recovery window of {} s for names not in them (starting at {})",
+                            logName, age / 1000, service.config().reconnectGraceSeconds(),
+                            loaded.joinFloor != null ? "the save's join floor " + loaded.joinFloor
+                                    : "the mark-delete position");
+                    return new SubscriptionStart(store, loaded.positions, true, loaded.joinFloor);
                 }
                 if (stale) {
                     log.warn("{} Saved consumer positions are {} s old: restored, with the recovery window of {} s"
                             + " for consumers that joined since (duplicates, not loss)", logName, age / 1000,
                             service.config().reconnectGraceSeconds());
                 }
-                return new SubscriptionStart(store, loaded.positions, stale);
+                return new SubscriptionStart(store, loaded.positions, stale, loaded.joinFloor);
             }
             String why = e != null ? "reading them failed: " + e : loaded.problem != null
                     ? "they are unreadable: " + loaded.problem : "none were saved";
             log.warn("{} No saved consumer positions ({}): consumers that were attached resume at the mark-delete"
                     + " position during the next {} s (duplicates, not loss)", logName, why,
                     service.config().reconnectGraceSeconds());
-            return new SubscriptionStart(store, e == null && loaded.found() ? loaded.positions : null, true);
+            boolean read = e == null && loaded.found();
+            return new SubscriptionStart(store, read ? loaded.positions : null, true, read ? loaded.joinFloor : null);
         });
     }
 

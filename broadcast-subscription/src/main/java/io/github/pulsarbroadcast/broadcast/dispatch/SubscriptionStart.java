@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.positions.JoinFloor;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
@@ -7,8 +8,10 @@ import java.util.List;
 /**
  * How a broadcast subscription starts on this broker: its position store, the positions saved there (null when
  * none could be read), and whether consumers attached before may be on their way back without a saved position, in
- * which case joins start at the mark-delete position for {@code broadcastReconnectGraceSeconds} (the recovery
- * window; duplicates, never loss).
+ * which case joins start no later than where such a consumer may have started, for
+ * {@code broadcastReconnectGraceSeconds} (the recovery window; duplicates, never loss): at the saved
+ * {@link JoinFloor} when the snapshot has one (a {@code Latest} join; {@code Earliest} still starts at the mark-delete
+ * position), otherwise at the mark-delete position.
  *
  * <p>Threading: immutable.
  */
@@ -17,10 +20,17 @@ final class SubscriptionStart {
     final PositionStore store;
     final List<SavedPosition> restored;
     final boolean recovering;
+    /** Where {@code Latest} joins start during the recovery window; null: at the mark-delete position. */
+    final JoinFloor joinFloor;
 
     SubscriptionStart(PositionStore store, List<SavedPosition> restored, boolean recovering) {
+        this(store, restored, recovering, null);
+    }
+
+    SubscriptionStart(PositionStore store, List<SavedPosition> restored, boolean recovering, JoinFloor joinFloor) {
         this.store = store;
         this.restored = restored;
         this.recovering = recovering;
+        this.joinFloor = joinFloor;
     }
 }

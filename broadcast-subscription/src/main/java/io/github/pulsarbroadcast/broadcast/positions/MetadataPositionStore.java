@@ -176,7 +176,8 @@ public final class MetadataPositionStore implements PositionStore {
 
     private static Loaded decode(byte[] bytes, long savedAt) {
         try {
-            return new Loaded(SnapshotCodec.decode(bytes), null, Math.abs(savedAt), savedAt < 0);
+            SnapshotCodec.Snapshot snapshot = SnapshotCodec.decodeSnapshot(bytes);
+            return new Loaded(snapshot.positions, snapshot.joinFloor, null, Math.abs(savedAt), savedAt < 0);
         } catch (SnapshotCodec.CorruptSnapshotException e) {
             return new Loaded(null, e.getMessage(), 0, false);
         }
@@ -188,8 +189,8 @@ public final class MetadataPositionStore implements PositionStore {
     }
 
     @Override
-    public CompletableFuture<Void> save(List<SavedPosition> positions, boolean onClose) {
-        byte[] snapshot = SnapshotCodec.encode(positions);
+    public CompletableFuture<Void> save(List<SavedPosition> positions, JoinFloor joinFloor, boolean onClose) {
+        byte[] snapshot = SnapshotCodec.encode(positions, joinFloor);
         // The save time, negated for the save made on close (a graceful move): one field, no format change.
         long savedAt = onClose ? -System.currentTimeMillis() : System.currentTimeMillis();
         return chain(() -> write(snapshot, savedAt));

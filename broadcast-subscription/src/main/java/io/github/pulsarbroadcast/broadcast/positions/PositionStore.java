@@ -26,9 +26,18 @@ public interface PositionStore {
         public final long savedAtMillis;
         /** Whether the last save was the one made when the subscription closed (a graceful move, not a crash). */
         public final boolean savedOnClose;
+        /** Where a consumer not in {@link #positions} may have started (null when unknown or nothing was read). */
+        public final JoinFloor joinFloor;
 
+        /** Nothing read: {@code positions} null (nothing saved, or {@code problem}), or saved without a floor. */
         public Loaded(List<SavedPosition> positions, String problem, long savedAtMillis, boolean savedOnClose) {
+            this(positions, null, problem, savedAtMillis, savedOnClose);
+        }
+
+        public Loaded(List<SavedPosition> positions, JoinFloor joinFloor, String problem, long savedAtMillis,
+                      boolean savedOnClose) {
             this.positions = positions;
+            this.joinFloor = joinFloor;
             this.problem = problem;
             this.savedAtMillis = savedAtMillis;
             this.savedOnClose = savedOnClose;
@@ -45,8 +54,11 @@ public interface PositionStore {
     /** Drops whatever is saved (a subscription created anew must not inherit it) and takes the state over. */
     CompletableFuture<Void> discard();
 
-    /** Replaces the saved positions with {@code positions}; {@code onClose}: the subscription closes after it. */
-    CompletableFuture<Void> save(List<SavedPosition> positions, boolean onClose);
+    /**
+     * Replaces the saved positions with {@code positions} and their {@code joinFloor} (null: unknown);
+     * {@code onClose}: the subscription closes after it.
+     */
+    CompletableFuture<Void> save(List<SavedPosition> positions, JoinFloor joinFloor, boolean onClose);
 
     /** Removes the saved positions for good (the subscription is deleted). */
     CompletableFuture<Void> delete();

@@ -19,17 +19,23 @@ import java.util.zip.CRC32;
  * bytes for names like {@code vehicle-004217}.
  *
  * <pre>
- * snapshot := "PBS" version(1 byte) groupCount:varint group* crc32(4 bytes, of everything before it)
+ * snapshot := "PBS" version(1 byte) [floor] groupCount:varint group* crc32(4 bytes, of everything before it)
+ * floor    := 0 | 1 ledger:zigzag entry:zigzag       (format 2 only: the {@link JoinFloor}, 0 when unknown)
  * group    := ackedLedger:zigzag ackedEntry:zigzag retainedUntilMillis:varint
  *             rangeCount:varint (ledger:zigzag first:varint length:varint)* nameCount:varint name*
  * name     := shared:varint suffixLength:varint suffix(UTF-8 bytes)
  * </pre>
  *
+ * <p>Format 2 (since the join floor) is written; format 1 (the same without the floor) is still read, with the
+ * floor unknown. A plugin of before format 2 refuses format 2 as unreadable and falls back to the recovery window
+ * (duplicates, never loss).
+ *
  * <p>Threading: stateless; any thread.
  */
 public final class SnapshotCodec {
 
-    private static final byte[] MAGIC = {'P', 'B', 'S', 1};
+    private static final byte[] MAGIC = {'P', 'B', 'S', 2};
+    private static final int VERSION_WITHOUT_FLOOR = 1;
     private static final Comparator<byte[]> BYTES = Arrays::compareUnsigned;
 
     private SnapshotCodec() {
@@ -44,14 +50,37 @@ public final class SnapshotCodec {
         }
     }
 
-    /** Encodes {@code positions} (names must be unique). */
+    /** What a snapshot holds: the positions, and the join floor (null when unknown). Immutable. */
+    public static final class Snapshot {
+        public final List<SavedPosition> positions;
+        public final JoinFloor joinFloor;
+
+        Snapshot(List<SavedPosition> positions, JoinFloor joinFloor) {
+            this.positions = positions;
+            this.joinFloor = joinFloor;
+        }
+    }
+
+    /** Encodes {@code positions} (names must be unique) without a join floor. */
     public static byte[] encode(List<SavedPosition> positions) {
+        return encode(positions, null);
+    }
+
+    /** Encodes {@code positions} (names must be unique) and {@code joinFloor} (null: unknown). */
+    public static byte[] encode(List<SavedPosition> positions, JoinFloor joinFloor) {
         Map<Place, List<byte[]>> groups = new LinkedHashMap<>();
         for (SavedPosition p : positions) {
             groups.computeIfAbsent(new Place(p), k -> new ArrayList<>()).add(p.name().getBytes(StandardCharsets.UTF_8));
         }
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + positions.size() * 6);
         out.write(MAGIC, 0, MAGIC.length);
+        if (joinFloor == null) {
+            out.write(0);
+        } else {
+            out.write(1);
+            writeVarint(out, zigzag(joinFloor.ledgerId()));
+            writeVarint(out, zigzag(joinFloor.entryId()));
+        }
         writeVarint(out, groups.size());
         for (Map.Entry<Place, List<byte[]>> group : groups.entrySet()) {
             writeGroup(out, group.getKey().position, group.getValue());
@@ -86,10 +115,18 @@ public final class SnapshotCodec {
         }
     }
 
-    /** Decodes a snapshot written by {@link #encode}. */
+    /** The positions of a snapshot written by {@link #encode} (format 1 or 2). */
     public static List<SavedPosition> decode(byte[] bytes) throws CorruptSnapshotException {
-        if (bytes.length < MAGIC.length + 5 || !Arrays.equals(MAGIC, Arrays.copyOf(bytes, MAGIC.length))) {
-            throw new CorruptSnapshotException("not a broadcast positions snapshot (format " + MAGIC[3] + ")");
+        return decodeSnapshot(bytes).positions;
+    }
+
+    /** Decodes a snapshot written by {@link #encode}, or by the plugin's format 1 (the join floor then unknown). */
+    public static Snapshot decodeSnapshot(byte[] bytes) throws CorruptSnapshotException {
+        int version = bytes.length < MAGIC.length + 5 ? -1 : bytes[MAGIC.length - 1];
+        if (version < 0 || !Arrays.equals(Arrays.copyOf(MAGIC, MAGIC.length - 1), Arrays.copyOf(bytes,
+                MAGIC.length - 1)) || (version != MAGIC[MAGIC.length - 1] && version != VERSION_WITHOUT_FLOOR)) {
+            throw new CorruptSnapshotException("not a broadcast positions snapshot (format " + VERSION_WITHOUT_FLOOR
+                    + " or " + MAGIC[MAGIC.length - 1] + ")");
         }
         CRC32 crc = new CRC32();
         crc.update(bytes, 0, bytes.length - 4);
@@ -98,6 +135,7 @@ public final class SnapshotCodec {
         }
         ByteBuffer in = ByteBuffer.wrap(bytes, MAGIC.length, bytes.length - 4 - MAGIC.length);
         try {
+            JoinFloor floor = version == VERSION_WITHOUT_FLOOR ? null : readFloor(in);
             List<SavedPosition> positions = new ArrayList<>();
             long groups = readVarint(in);
             for (long g = 0; g < groups; g++) {
@@ -106,10 +144,21 @@ public final class SnapshotCodec {
             if (in.hasRemaining()) {
                 throw new CorruptSnapshotException(in.remaining() + " bytes after the last group");
             }
-            return positions;
+            return new Snapshot(positions, floor);
         } catch (RuntimeException e) {
             throw new CorruptSnapshotException("malformed: " + e);
         }
+    }
+
+    private static JoinFloor readFloor(ByteBuffer in) throws CorruptSnapshotException {
+        byte present = in.get();
+        if (present == 0) {
+            return null;
+        }
+        if (present != 1) {
+            throw new CorruptSnapshotException("join floor flag " + present);
+        }
+        return new JoinFloor(unzigzag(readVarint(in)), unzigzag(readVarint(in)));
     }
 
     private static void readGroup(ByteBuffer in, List<SavedPosition> out) throws CorruptSnapshotException {

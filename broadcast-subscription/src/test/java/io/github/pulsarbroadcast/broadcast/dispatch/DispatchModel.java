@@ -65,6 +65,14 @@ final class DispatchModel implements ModelHarness.Deliveries {
         long expiresAtNanos = -1;
         boolean connected;
         boolean dropped;
+        /** The initial position it last started afresh with (a client asks for the same one when it comes back). */
+        InitialPosition initial;
+        /**
+         * It had a position when the broker crashed, but the last save did not hold it (it joined after that save):
+         * when it comes back within the recovery window with the same initial position, it must start at or below
+         * what it acknowledged (duplicates, never loss).
+         */
+        boolean unsavedAtCrash;
         /**
          * The position store's save count when this name last started afresh at a join, or -1 (it then holds a
          * position that was saved, restored or reset). While no save followed it, the store may still hold this
@@ -78,6 +86,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
 
         void startAt(PositionImpl position) {
             freshAtSave = -1;
+            unsavedAtCrash = false;
             start = position;
             cumAcked = position;
             acked.clear();
@@ -147,6 +156,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
     private final Map<BroadcastConsumer, Session> byConsumer = new IdentityHashMap<>();
     private PositionImpl floor;
     private long recoveryUntilNanos;
+    /** Where {@code Latest} joins start in the recovery window (the saved join floor), or null (mark-delete). */
+    private PositionImpl recoveryFloor;
     private boolean resetPending;
     private PositionImpl markDeletedAtResetStart;
     private long consumerIds;
@@ -180,6 +191,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
         // A new engine has a recovery window only when it starts without saved positions.
         recoveryUntilNanos = start.recovering ? world.nowNanos + GRACE_SECONDS * 1_000_000_000L
                 : Math.min(recoveryUntilNanos, world.nowNanos);
+        recoveryFloor = start.recovering && start.joinFloor != null
+                ? PositionImpl.get(start.joinFloor.ledgerId(), start.joinFloor.entryId()) : null;
         return new SubscriptionEngine("persistent://model/ns/topic", "fleet", -1, ledger, config, budget, world,
                 () -> world.nowNanos, start);
     }
@@ -272,8 +285,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
     private void join(String name, InitialPosition initial) {
         Identity id = identities.computeIfAbsent(name, Identity::new);
         boolean recovering = world.nowNanos - recoveryUntilNanos < 0;
-        PositionImpl freshStart = initial == InitialPosition.Earliest || recovering
-                ? ledger.markDeleted() : ledger.lastConfirmed();
+        PositionImpl freshStart = initial == InitialPosition.Earliest ? ledger.markDeleted()
+                : recovering ? windowStart() : ledger.lastConfirmed();
         boolean mustResume = id.retainedFor(1_000);
         ModelHarness.Connection cnx = new ModelHarness.Connection(this);
         BroadcastConsumer bc;
@@ -294,7 +307,12 @@ final class DispatchModel implements ModelHarness.Deliveries {
         if (!bc.resumed) {
             check(bc.cursor.acknowledged().equals(freshStart), name + " started at " + bc.cursor.acknowledged()
                     + ", expected " + freshStart);
+            check(!id.unsavedAtCrash || !recovering || initial != id.initial
+                    || freshStart.compareTo(max(id.cumAcked, floor)) <= 0, name + " joined after the last save"
+                    + " before the crash and came back at " + freshStart + ", past what it acknowledged: "
+                    + id.cumAcked);
             id.startAt(freshStart);
+            id.initial = initial;
             id.freshAtSave = positions.saves;
         }
         id.connected = true;
@@ -440,6 +458,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         resetPending = false;
         floor = to;
         recoveryUntilNanos = world.nowNanos + GRACE_SECONDS * 1_000_000_000L;
+        recoveryFloor = null;
         // Every retained position starts again at the reset position, retained from now. Saved expiry times are
         // whole seconds, so a position restored from a save may be kept up to a second longer than the model's
         // retention: within that second the engine's own save at the reset tells (seed 3235706080123355).
@@ -484,6 +503,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         PositionImpl markDeleted = ledger.markDeleted();
         for (Identity id : identities.values()) {
             boolean wasRetained = id.retained();
+            id.unsavedAtCrash = crash && wasRetained && !saved.contains(id.name);
             id.dropped |= !saved.contains(id.name);
             if (saved.contains(id.name)) {
                 if (!wasRetained || id.freshAtSave == positions.saves) {
@@ -502,8 +522,18 @@ final class DispatchModel implements ModelHarness.Deliveries {
             }
         }
         // As the installer: after a crash (the last save was not the one on close) the recovery window opens too.
+        boolean read = config.positionSyncIntervalMs() > 0 && positions.saved != null;
         engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null,
-                !restore || !positions.savedOnClose));
+                !restore || !positions.savedOnClose, read ? positions.joinFloor : null));
+    }
+
+    /** Where a {@code Latest} join starts in the recovery window: the saved join floor, within mark-delete..tail. */
+    private PositionImpl windowStart() {
+        PositionImpl markDeleted = ledger.markDeleted();
+        if (recoveryFloor == null || recoveryFloor.compareTo(markDeleted) <= 0) {
+            return markDeleted;
+        }
+        return recoveryFloor.compareTo(ledger.lastConfirmed()) < 0 ? recoveryFloor : ledger.lastConfirmed();
     }
 
     /** {@code id} takes the saved position of its name as the engine restores it: at or above {@code floor}. */

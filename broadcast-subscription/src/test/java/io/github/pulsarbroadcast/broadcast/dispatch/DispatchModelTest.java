@@ -43,13 +43,19 @@ public class DispatchModelTest {
      * 3043750001251942: a name's retention ran out, it joined again afresh (at the mark-delete), and the broker crashed
      * before the next save: the new owner restored the name's earlier saved position, which that consumer had
      * acknowledged before (ahead of its fresh start). A model error: the model now expects the saved position.
+     * 20261183783467 (the default set): a save captured during a recovery window must record the window's own
+     * start as its join floor, not the tail: a consumer that joined in the window (below the tail) and was missing
+     * from that save came back after a crash at the tail, past what it had acknowledged (RecoveryWindow.joinFloor).
+     * 20261183784282 (the default set): the reset's own save must be captured after its recovery window opened (the order
+     * SubscriptionEngine.cursorReset had before the join floor); otherwise it records the tail as the floor, and a
+     * consumer that joined at the reset position came back after a crash at the tail.
      * Some schedules depend on the iteration order of identity-keyed maps (sends per connection), so a seed may need
      * a few runs to fail again. Since a periodic save's capture became background work (experiment 10), seeds whose
      * schedule involved a save no longer replay it exactly; they stay as schedules that once found a bug.
      */
     private static final long[] REGRESSIONS = {659425918276707L, 2984048002117372L, 3234608335796003L,
         2802040778097299L, 1294864897593036L, 3619332101975234L, 3235706080123355L,
-        3043750001251942L};
+        3043750001251942L, 20261183783467L, 20261183784282L};
 
     @Test(groups = "unit", timeOut = 60_000)
     public void schedulesThatOnceFailed() {

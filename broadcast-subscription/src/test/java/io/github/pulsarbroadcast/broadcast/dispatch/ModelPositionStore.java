@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.positions.JoinFloor;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import io.github.pulsarbroadcast.broadcast.positions.SnapshotCodec;
@@ -21,6 +22,8 @@ final class ModelPositionStore implements PositionStore {
     int saves;
     /** Whether the last save was the one on close. */
     boolean savedOnClose;
+    /** The join floor of the last save (through the codec), or null. */
+    JoinFloor joinFloor;
     /** Thrown by the next save instead of saving (a failure in the capture), then cleared. */
     Error failNextSave;
 
@@ -47,17 +50,18 @@ final class ModelPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Loaded> load() {
-        return CompletableFuture.completedFuture(new Loaded(saved, null, 0, savedOnClose));
+        return CompletableFuture.completedFuture(new Loaded(saved, joinFloor, null, 0, savedOnClose));
     }
 
     @Override
     public CompletableFuture<Void> discard() {
         saved = null;
+        joinFloor = null;
         return CompletableFuture.completedFuture(null);
     }
 
     @Override
-    public CompletableFuture<Void> save(List<SavedPosition> positions, boolean onClose) {
+    public CompletableFuture<Void> save(List<SavedPosition> positions, JoinFloor floor, boolean onClose) {
         if (failNextSave != null) {
             Error e = failNextSave;
             failNextSave = null;
@@ -65,7 +69,9 @@ final class ModelPositionStore implements PositionStore {
         }
         savedOnClose = onClose;
         try {
-            saved = SnapshotCodec.decode(SnapshotCodec.encode(positions));
+            SnapshotCodec.Snapshot snapshot = SnapshotCodec.decodeSnapshot(SnapshotCodec.encode(positions, floor));
+            saved = snapshot.positions;
+            joinFloor = snapshot.joinFloor;
         } catch (SnapshotCodec.CorruptSnapshotException e) {
             throw new AssertionError("the codec cannot read what it wrote", e);
         }
@@ -76,6 +82,7 @@ final class ModelPositionStore implements PositionStore {
     @Override
     public CompletableFuture<Void> delete() {
         saved = null;
+        joinFloor = null;
         return CompletableFuture.completedFuture(null);
     }
 

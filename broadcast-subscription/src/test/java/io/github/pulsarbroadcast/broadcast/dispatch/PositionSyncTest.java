@@ -6,6 +6,7 @@ import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.cursor.CursorRules;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import io.github.pulsarbroadcast.broadcast.positions.JoinFloor;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.Test;
@@ -23,6 +24,7 @@ import org.testng.annotations.Test;
 public class PositionSyncTest {
 
     private static final long SECOND = 1_000_000_000L;
+    private static final JoinFloor JOIN_FLOOR = new JoinFloor(5, 40);
 
     private ModelHarness loop;
     private ModelPositionStore store;
@@ -34,7 +36,7 @@ public class PositionSyncTest {
     public void freshWorld() {
         loop = new ModelHarness();
         store = new ModelPositionStore();
-        sync = new PositionSync(store, 1_000, "[t][s]", loop, () -> loop.nowNanos);
+        sync = new PositionSync(store, 1_000, "[t][s]", loop, () -> loop.nowNanos, () -> JOIN_FLOOR);
         cursors = new RetainedCursors();
     }
 
@@ -117,6 +119,7 @@ public class PositionSyncTest {
         loop.runAll();
         long remainingMs = store.retainedUntilMillis("car-a") - loop.wallMillis();
         assertTrue(remainingMs <= 31_000 && remainingMs >= 29_000, "30 s left, saved " + remainingMs + " ms");
+        assertEquals(store.joinFloor, JOIN_FLOOR, "the save carries the join floor read at its capture");
     }
 
     @Test(groups = "unit", timeOut = 10_000)

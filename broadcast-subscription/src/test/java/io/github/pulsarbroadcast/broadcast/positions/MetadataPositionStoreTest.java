@@ -54,14 +54,14 @@ public class MetadataPositionStoreTest {
         for (int chunk : new int[] {MetadataPositionStore.DEFAULT_CHUNK_BYTES, 100}) {
             MetadataPositionStore writer = store(metadata, chunk);
             assertFalse(writer.load().get().found(), "nothing saved yet");
-            writer.save(positions(500, 10), false).get();
-            writer.save(positions(300, 20), false).get(); // the second goes to the other slot
+            writer.save(positions(500, 10), null, false).get();
+            writer.save(positions(300, 20), null, false).get(); // the second goes to the other slot
             PositionStore.Loaded loaded = store(metadata, chunk).load().get();
             assertEquals(loaded.positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(300, 20))));
             assertFalse(loaded.savedOnClose, "a periodic save");
             MetadataPositionStore closer = store(metadata, chunk);
             closer.load().get();
-            closer.save(positions(10, 30), true).get();
+            closer.save(positions(10, 30), null, true).get();
             assertTrue(store(metadata, chunk).load().get().savedOnClose, "the save on close");
             store(metadata, chunk).delete().get();
         }
@@ -71,16 +71,16 @@ public class MetadataPositionStoreTest {
     public void aNewOwnerFencesTheOldOne() throws Exception {
         MetadataPositionStore old = store(metadata, 100);
         old.load().get();
-        old.save(positions(50, 1), false).get();
+        old.save(positions(50, 1), null, false).get();
         MetadataPositionStore owner = store(metadata, 100);
         assertEquals(owner.load().get().positions.size(), 50);
         try {
-            old.save(positions(50, 2), false).get();
+            old.save(positions(50, 2), null, false).get();
         } catch (Exception expected) {
             // the conditional head write fails
         }
         org.awaitility.Awaitility.await().until(old::isFenced);
-        owner.save(positions(50, 3), false).get();
+        owner.save(positions(50, 3), null, false).get();
         assertFalse(owner.isFenced());
         assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 3);
     }
@@ -89,7 +89,7 @@ public class MetadataPositionStoreTest {
     public void aDamagedChunkIsReportedNotMisread() throws Exception {
         MetadataPositionStore writer = store(metadata, 100);
         writer.load().get();
-        writer.save(positions(200, 5), false).get();
+        writer.save(positions(200, 5), null, false).get();
         String chunk = writer.path() + "/" + metadata.getChildren(writer.path()).get().get(0);
         byte[] bytes = metadata.get(chunk).get().orElseThrow().getValue();
         bytes[bytes.length / 2] ^= 1;
@@ -103,10 +103,10 @@ public class MetadataPositionStoreTest {
     public void deleteRemovesEverythingAndStopsSaving() throws Exception {
         MetadataPositionStore writer = store(metadata, 100);
         writer.load().get();
-        writer.save(positions(200, 5), false).get();
+        writer.save(positions(200, 5), null, false).get();
         writer.delete().get();
         assertFalse(metadata.exists(writer.path()).get());
-        writer.save(positions(10, 5), false).get();
+        writer.save(positions(10, 5), null, false).get();
         assertFalse(metadata.exists(writer.path()).get(), "a save after delete writes nothing");
     }
 

@@ -14,7 +14,8 @@ import org.testng.annotations.Test;
 /**
  * The snapshot codec: random sets of positions (names with shared prefixes, non-ASCII names, the empty-ledger
  * position {@code -1:-1}, individual ranges, retention times) come back exactly; damaged bytes are refused, never
- * misread; and the size a consumer costs at the tail.
+ * misread; the join floor comes back, and a snapshot of format 1 (written before the join floor) is still read;
+ * and the size a consumer costs at the tail.
  */
 public class SnapshotCodecTest {
 
@@ -28,6 +29,32 @@ public class SnapshotCodecTest {
             assertEquals(new HashSet<>(back), new HashSet<>(positions), "seed " + seed + " round " + round);
             assertEquals(back.size(), positions.size(), "seed " + seed);
         }
+    }
+
+    @Test(groups = "unit", timeOut = 60_000)
+    public void theJoinFloorComesBackAndFormat1IsStillRead() throws Exception {
+        List<SavedPosition> positions = List.of(new SavedPosition("car-a", 7, 12, null, 0),
+                new SavedPosition("car-b", -1, -1, new long[] {7, 14, 20}, 1_700_000_000_000L));
+        for (JoinFloor floor : new JoinFloor[] {new JoinFloor(7, 99), new JoinFloor(-1, -1), null}) {
+            SnapshotCodec.Snapshot back = SnapshotCodec.decodeSnapshot(SnapshotCodec.encode(positions, floor));
+            assertEquals(back.positions, positions);
+            assertEquals(back.joinFloor, floor);
+        }
+        // Format 1: the same bytes without the floor's flag, version 1, its own CRC.
+        byte[] v2 = SnapshotCodec.encode(positions, null);
+        java.io.ByteArrayOutputStream v1 = new java.io.ByteArrayOutputStream();
+        v1.write(v2, 0, 3);
+        v1.write(1);
+        v1.write(v2, 5, v2.length - 4 - 5);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(v1.toByteArray());
+        v1.write(java.nio.ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+        SnapshotCodec.Snapshot old = SnapshotCodec.decodeSnapshot(v1.toByteArray());
+        assertEquals(old.positions, positions, "format 1 is read");
+        assertEquals(old.joinFloor, null, "format 1 has no floor");
+        byte[] v3 = v2.clone();
+        v3[3] = 3;
+        expectThrows(SnapshotCodec.CorruptSnapshotException.class, () -> SnapshotCodec.decode(v3));
     }
 
     private static List<SavedPosition> randomPositions(Random rnd) {

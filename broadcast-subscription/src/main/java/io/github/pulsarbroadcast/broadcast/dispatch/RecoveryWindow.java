@@ -1,0 +1,80 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.positions.JoinFloor;
+import java.util.function.LongSupplier;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+
+/**
+ * A broadcast subscription's recovery window: for {@code broadcastReconnectGraceSeconds} after the subscription was
+ * loaded without a save made on close (a crash, or positions that could not be read), reset or reopened, a name the
+ * subscription does not know may be a consumer that was attached and whose position was not saved. Such a consumer
+ * must find its messages, so a {@code Latest} join starts no later than where it may have started: at the saved
+ * {@link JoinFloor} when the window was opened with one (after a crash: the tail as of the last save, or that save's
+ * own window start), otherwise at the mark-delete position; always within mark-delete..tail. Outside the window a
+ * {@code Latest} join starts at the tail. ({@code Earliest} joins start at the mark-delete position either way.)
+ *
+ * <p>Threading: any thread; the window is one immutable state behind a volatile field.
+ */
+final class RecoveryWindow {
+
+    private static final class State {
+        final long untilNanos;
+        /** Where {@code Latest} joins start while open; null: the mark-delete position. */
+        final PositionImpl floor;
+
+        State(long untilNanos, PositionImpl floor) {
+            this.untilNanos = untilNanos;
+            this.floor = floor;
+        }
+    }
+
+    private final SubscriptionStorage storage;
+    private final LongSupplier nanoClock;
+    private final long lengthNanos;
+    private volatile State state;
+
+    RecoveryWindow(SubscriptionStorage storage, LongSupplier nanoClock, long lengthNanos) {
+        this.storage = storage;
+        this.nanoClock = nanoClock;
+        this.lengthNanos = lengthNanos;
+        this.state = new State(nanoClock.getAsLong(), null); // closed
+    }
+
+    /** Opens the window for its length from now; {@code floor}: where {@code Latest} joins start in it, or null. */
+    void open(JoinFloor floor) {
+        state = new State(nanoClock.getAsLong() + lengthNanos,
+                floor == null ? null : PositionImpl.get(floor.ledgerId(), floor.entryId()));
+    }
+
+    boolean isOpen() {
+        return isOpen(state);
+    }
+
+    private boolean isOpen(State s) {
+        return nanoClock.getAsLong() - s.untilNanos < 0;
+    }
+
+    /** Where a {@code Latest} join starts now. */
+    PositionImpl latestStart() {
+        State s = state;
+        if (!isOpen(s)) {
+            return storage.lastConfirmed();
+        }
+        PositionImpl markDeleted = storage.markDeleted();
+        if (s.floor == null || s.floor.compareTo(markDeleted) <= 0) {
+            return markDeleted;
+        }
+        PositionImpl tail = storage.lastConfirmed();
+        return s.floor.compareTo(tail) < 0 ? s.floor : tail;
+    }
+
+    /**
+     * The join floor of a snapshot captured right after this call: a consumer missing from that capture joins after
+     * it, so it starts here or later (or at the mark-delete position with {@code Earliest}, which it asks for again
+     * when it comes back).
+     */
+    JoinFloor joinFloor() {
+        PositionImpl p = latestStart();
+        return new JoinFloor(p.getLedgerId(), p.getEntryId());
+    }
+}
