@@ -21,7 +21,10 @@ import org.apache.pulsar.common.protocol.PulsarHandler;
  * partitioned metadata: none, lookup: this server, SUBSCRIBE, CLOSE_CONSUMER) and keeps each consumer's flow permits
  * and next message. Each published message goes to every consumer that has permits, written as the broker writes it
  * (a MESSAGE command in front of the shared entry), with one flush per connection and message; a consumer without
- * permits gets it when its FLOW arrives. Acknowledgements are read and counted, nothing more. No storage, no cursor.
+ * permits gets it when its FLOW arrives. While the connection is not writable (more than the server's high water
+ * mark of written frames waits for the socket) nothing more is written: the frames still owed are written when it
+ * becomes writable again, so the frames of a connection that falls behind wait in its consumers' state, not in the
+ * heap. Acknowledgements are read and counted, nothing more. No storage, no cursor.
  *
  * <p>Threading: every method runs on the connection's event loop ({@link #publish} is handed over to it by
  * {@link FloorServer}); no field needs a lock.
@@ -37,6 +40,8 @@ final class FloorHandler extends PulsarHandler {
     private final FloorServer server;
     private final LongObjectHashMap<Sub> subs = new LongObjectHashMap<>();
     private boolean handshakeDone;
+    /** A pump stopped at an unwritable connection: resume when it becomes writable. */
+    private boolean blocked;
 
     FloorHandler(FloorServer server) {
         super(30, TimeUnit.SECONDS);
@@ -122,6 +127,15 @@ final class FloorHandler extends PulsarHandler {
         ctx.writeAndFlush(Commands.newSuccess(unsubscribe.getRequestId()));
     }
 
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (blocked && ctx.channel().isWritable()) {
+            blocked = false;
+            publish();
+        }
+        super.channelWritabilityChanged(ctx);
+    }
+
     /** Message {@code seq} was published: every consumer with permits gets it now, one flush for them all. */
     void publish() {
         for (LongObjectHashMap.PrimitiveEntry<Sub> e : subs.entries()) {
@@ -134,6 +148,10 @@ final class FloorHandler extends PulsarHandler {
     private void pump(long consumerId, Sub sub) {
         int last = server.published();
         while (sub.permits > 0 && sub.next <= last) {
+            if (!ctx.channel().isWritable()) {
+                blocked = true;
+                return;
+            }
             ByteBuf entry = server.entry(sub.next);
             if (entry != null) {
                 ctx.write(Commands.newMessage(consumerId, 0, sub.next, -1, 0, entry.retainedDuplicate(), null),

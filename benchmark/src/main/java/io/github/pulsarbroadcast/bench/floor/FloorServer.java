@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -39,8 +40,9 @@ import org.apache.pulsar.common.protocol.Commands;
  * it publishes {@code totalMessages} messages of {@code messageSize} bytes at a fixed rate to every subscribed
  * consumer; each entry is encoded once, the way a producer and the broker would have made it (metadata with sequence
  * id, publish time and the intended send time as event time, CRC32C checksum, broker entry metadata with the broker
- * timestamp), and every consumer's MESSAGE frame is written in front of that shared entry. What a consumer fleet
- * costs against it, and its latency, are this machine's floor for the workload.
+ * timestamp), and every consumer's MESSAGE frame is written in front of that shared entry, as long as its connection
+ * is writable ({@link FloorHandler}: back-pressure, as a broker's). What a consumer fleet costs against it, and its
+ * latency, are this machine's floor for the workload.
  *
  * <p>Threading: one scheduler thread ("floor-publisher") publishes; {@link #entries}, {@link #published} (volatile)
  * and the counters are written by it and read by the event loops; connections are in a concurrent set; the
@@ -48,6 +50,10 @@ import org.apache.pulsar.common.protocol.Commands;
  * monitor).
  */
 public final class FloorServer {
+
+    /** Outbound bytes per connection above which it stops writing, and below which it writes again. */
+    private static final int WATER_HIGH = 4 << 20;
+    private static final int WATER_LOW = 2 << 20;
 
     private final FloorSpec spec;
     private final EventLoopGroup loops;
@@ -87,6 +93,8 @@ public final class FloorServer {
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 4_096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                // Back-pressure (FloorHandler): more than a message to 2,000 consumers may wait per connection.
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WATER_LOW, WATER_HIGH))
                 .childOption(ChannelOption.ALLOCATOR, PulsarByteBufAllocator.DEFAULT)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -129,6 +137,21 @@ public final class FloorServer {
 
     void acked(int messages) {
         acks.add(messages);
+    }
+
+    /** Consumers subscribed so far. */
+    int subscribedCount() {
+        return subscribed.get();
+    }
+
+    /** Bytes written to the connections and not yet taken by their sockets (any thread; a test's probe). */
+    long pendingWriteBytes() {
+        long pending = 0;
+        for (FloorHandler h : connections) {
+            io.netty.channel.ChannelOutboundBuffer out = h.context().channel().unsafe().outboundBuffer();
+            pending += out == null ? 0 : out.totalPendingWriteBytes();
+        }
+        return pending;
     }
 
     /** Starts publishing now; returns the start ({@link System#nanoTime}). */
