@@ -201,13 +201,26 @@ public class BroadcastPositionsAcrossMovesTest extends BroadcastTestBase {
                 java.lang.reflect.Field f = handler.getClass().getDeclaredField(name);
                 f.setAccessible(true);
                 Object v = f.get(handler);
-                out.append(' ').append(name).append('=').append(name.equals("state")
-                        ? v.getClass().getMethod("getState").invoke(v) : v);
+                out.append(' ').append(name).append('=').append(name.equals("state") ? stateOf(v) : v);
             }
             return out.toString();
         } catch (ReflectiveOperationException | RuntimeException e) {
             return "handler state unknown: " + e;
         }
+    }
+
+    /** {@code HandlerState.getState()} of {@code handlerState} (protected in the stock client). */
+    private static Object stateOf(Object handlerState) throws ReflectiveOperationException {
+        for (Class<?> k = handlerState.getClass(); k != null; k = k.getSuperclass()) {
+            try {
+                java.lang.reflect.Method getState = k.getDeclaredMethod("getState");
+                getState.setAccessible(true);
+                return getState.invoke(handlerState);
+            } catch (NoSuchMethodException e) {
+                // declared higher up
+            }
+        }
+        throw new NoSuchMethodException("getState");
     }
 
     /** How many consumers the owning broker has at each acknowledged position (the laggard included). */
