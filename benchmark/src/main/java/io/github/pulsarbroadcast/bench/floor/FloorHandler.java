@@ -138,8 +138,10 @@ final class FloorHandler extends PulsarHandler {
 
     /** Message {@code seq} was published: every consumer with permits gets it now, one flush for them all. */
     void publish() {
-        for (LongObjectHashMap.PrimitiveEntry<Sub> e : subs.entries()) {
-            pump(e.key(), e.value());
+        if (!blocked) { // a blocked connection is pumped again when it becomes writable
+            for (LongObjectHashMap.PrimitiveEntry<Sub> e : subs.entries()) {
+                pump(e.key(), e.value());
+            }
         }
         ctx.flush();
     }

@@ -93,7 +93,8 @@ public final class FloorServer {
                 .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 4_096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                // Back-pressure (FloorHandler): more than a message to 2,000 consumers may wait per connection.
+                // Back-pressure (FloorHandler): up to 4 MiB (about 3,700 frames of a 1 KB message) waits per
+                // connection; a message to 5,000 consumers on one connection (5.5 MB) goes out in two turns.
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(WATER_LOW, WATER_HIGH))
                 .childOption(ChannelOption.ALLOCATOR, PulsarByteBufAllocator.DEFAULT)
                 .childHandler(new ChannelInitializer<SocketChannel>() {

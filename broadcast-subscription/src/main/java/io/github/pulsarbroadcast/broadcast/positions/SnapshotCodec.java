@@ -34,8 +34,11 @@ import java.util.zip.CRC32;
  */
 public final class SnapshotCodec {
 
+    /** "PBS" and the format written; {@link #VERSION_WITHOUT_FLOOR} is still read. */
     private static final byte[] MAGIC = {'P', 'B', 'S', 2};
-    private static final int VERSION_WITHOUT_FLOOR = 1;
+    private static final int PREFIX = MAGIC.length - 1;
+    private static final byte VERSION = MAGIC[PREFIX];
+    private static final byte VERSION_WITHOUT_FLOOR = 1;
     private static final Comparator<byte[]> BYTES = Arrays::compareUnsigned;
 
     private SnapshotCodec() {
@@ -122,11 +125,11 @@ public final class SnapshotCodec {
 
     /** Decodes a snapshot written by {@link #encode}, or by the plugin's format 1 (the join floor then unknown). */
     public static Snapshot decodeSnapshot(byte[] bytes) throws CorruptSnapshotException {
-        int version = bytes.length < MAGIC.length + 5 ? -1 : bytes[MAGIC.length - 1];
-        if (version < 0 || !Arrays.equals(Arrays.copyOf(MAGIC, MAGIC.length - 1), Arrays.copyOf(bytes,
-                MAGIC.length - 1)) || (version != MAGIC[MAGIC.length - 1] && version != VERSION_WITHOUT_FLOOR)) {
+        byte version = bytes.length < MAGIC.length + 5 ? -1 : bytes[PREFIX];
+        if ((version != VERSION && version != VERSION_WITHOUT_FLOOR)
+                || !Arrays.equals(bytes, 0, PREFIX, MAGIC, 0, PREFIX)) {
             throw new CorruptSnapshotException("not a broadcast positions snapshot (format " + VERSION_WITHOUT_FLOOR
-                    + " or " + MAGIC[MAGIC.length - 1] + ")");
+                    + " or " + VERSION + ")");
         }
         CRC32 crc = new CRC32();
         crc.update(bytes, 0, bytes.length - 4);
