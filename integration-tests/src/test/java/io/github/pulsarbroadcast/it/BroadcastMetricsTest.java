@@ -43,6 +43,69 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
     protected void configureBroker(ServiceConfiguration conf) {
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
         conf.getProperties().setProperty("broadcastConsumerRetentionSeconds", "600");
+        conf.getProperties().setProperty("broadcastStatsIntervalMs", "100");
+    }
+
+    /**
+     * Stock Pulsar's own series of a broadcast subscription, which its aggregator now builds from the plugin's
+     * consumer totals instead of one record per consumer (StockConsumerStats): the consumer count and the message
+     * counter are what admin {@code topics stats} reports (which still lists every consumer), also after a consumer
+     * left (its messages counted once), and the plugin's counter shows the totals were used.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void stockSeriesOfABroadcastSubscriptionComeFromItsTotals() throws Exception {
+        String topic = newTopic("stock-series");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 5);
+        Consumer<String> stock = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
+                .subscriptionType(SubscriptionType.Shared).subscribe();
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 10);
+        }
+        for (Consumer<String> c : consumers) {
+            take(c, 10);
+        }
+        take(stock, 10);
+        // The stats task (every 100 ms here) copies the counters into the stock consumers.
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            var adminStats = cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet");
+            assertEquals(adminStats.getConsumers().size(), 5, "admin stats list every consumer");
+            assertEquals(adminStats.getMsgOutCounter(), 50L);
+        });
+        String fleet = "topic=\"" + topic + "\",subscription=\"fleet\"";
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String body = get("/metrics/");
+            assertEquals(stockSample(body, "pulsar_out_messages_total", fleet), 50.0, "10 messages to 5 consumers");
+            assertEquals(stockSample(body, "pulsar_consumers_count", "topic=\"" + topic + "\""), 6.0,
+                    "5 broadcast consumers and the stock one");
+            assertEquals(stockSample(body, "pulsar_subscription_unacked_messages", fleet), 0.0);
+        });
+        assertTrue(scrape(fleet).get("pulsar_broadcast_stock_stats_summarized_total") >= 1,
+                "the stock aggregator got the totals");
+        consumers.get(0).close();
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String body = get("/metrics/");
+            assertEquals(stockSample(body, "pulsar_consumers_count", "topic=\"" + topic + "\""), 5.0);
+            assertEquals(stockSample(body, "pulsar_out_messages_total", fleet), 50.0,
+                    "the departed consumer's 10 are counted once");
+        });
+        assertEquals(cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet").getMsgOutCounter(),
+                50L);
+        closeAll(consumers.subList(1, 5));
+        stock.close();
+    }
+
+    /** The value of the one stock sample {@code name} whose labels contain {@code selector}. */
+    private static double stockSample(String body, String name, String selector) {
+        Double found = null;
+        for (String line : body.split("\n")) {
+            Matcher s = SAMPLE.matcher(line);
+            if (s.matches() && s.group(1).equals(name) && s.group(3) != null && s.group(3).contains(selector)) {
+                assertEquals(found, null, "one sample of " + name + " with " + selector);
+                found = Double.parseDouble(s.group(4));
+            }
+        }
+        assertTrue(found != null, "no sample of " + name + " with " + selector);
+        return found;
     }
 
     @Test(groups = "integration", timeOut = 120_000)

@@ -4,6 +4,7 @@ import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import io.github.pulsarbroadcast.broadcast.metrics.LatencyHistogram;
 import io.github.pulsarbroadcast.executor.SubscriptionKey;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +21,6 @@ import org.apache.pulsar.broker.service.RedeliveryTracker;
 import org.apache.pulsar.broker.service.RedeliveryTrackerDisabled;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
-import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: the engine's dispatch work runs on the subscription's thread of the subscription-keyed executor.
  * {@link #members} is a concurrent map because stock Pulsar adds and removes consumers on its own threads.
  * {@link #disconnectFuture} is guarded by {@code this}; the task handles are volatile. Consumer stats are published by
- * a task of the broker's scheduler ({@link #publishStats}), which only reads the membership map.
+ * a task of the broker's scheduler ({@link #publishStats}, through {@link StockConsumerStats}), which only reads the
+ * membership map.
  */
 public final class BroadcastDispatcher implements Dispatcher {
 
@@ -46,6 +47,7 @@ public final class BroadcastDispatcher implements Dispatcher {
     private final SubscriptionEngine engine;
     private final Map<Consumer, BroadcastConsumer> members = new ConcurrentHashMap<>();
     private final ConsumerListView consumerList = new ConsumerListView(members.keySet());
+    private final StockConsumerStats stockStats = new StockConsumerStats();
 
     /** Completed when the last consumer leaves after a disconnect request; guarded by {@code this}. */
     private CompletableFuture<Void> disconnectFuture;
@@ -212,16 +214,14 @@ public final class BroadcastDispatcher implements Dispatcher {
     }
 
     /**
-     * Copies every consumer's delivery counters into its stock stats. It runs on the broker's scheduler, not on the
+     * Copies every consumer's delivery counters into its stock stats and adds up their totals for the stock metrics
+     * ({@link StockConsumerStats}). It runs on the broker's scheduler, not on the
      * dispatch thread: at 100,000 consumers one pass touches a few hundred thousand counters spread over the heap
      * (tens of milliseconds), which the fan-out must not wait for.
      */
     private void publishStats() {
         try {
-            ConsumerStatsImpl scratch = new ConsumerStatsImpl();
-            for (Map.Entry<Consumer, BroadcastConsumer> e : members.entrySet()) {
-                e.getValue().publishStats(e.getKey(), scratch);
-            }
+            stockStats.publish(members);
         } catch (RuntimeException e) {
             // A periodic task that throws is never run again: log and keep the schedule.
             log.warn("{} Publishing consumer stats failed: {}", engine.name(), e.toString());
@@ -235,9 +235,19 @@ public final class BroadcastDispatcher implements Dispatcher {
         return !members.isEmpty();
     }
 
+    /** The consumers; an empty list on a thread that builds the stock metrics' totals ({@link StockConsumerStats}). */
     @Override
     public List<Consumer> getConsumers() {
-        return consumerList;
+        return StockConsumerStats.hidingConsumerList() ? Collections.emptyList() : consumerList;
+    }
+
+    /** Connected consumers now. */
+    int consumerCount() {
+        return members.size();
+    }
+
+    StockConsumerStats stockStats() {
+        return stockStats;
     }
 
     /**

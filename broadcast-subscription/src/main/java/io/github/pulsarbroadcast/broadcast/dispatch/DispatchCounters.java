@@ -28,6 +28,8 @@ public final class DispatchCounters {
     final LongAdder retainedExpired = new LongAdder();
     final LongAdder acks = new LongAdder();
     final LongAdder redeliveries = new LongAdder();
+    /** Scrapes whose stock aggregator got this subscription's consumer totals ({@link StockConsumerStats}). */
+    final LongAdder stockStatsSummarized = new LongAdder();
     /** Added once per connection and pass by the event loop that wrote it. */
     final LongAdder messagesDelivered = new LongAdder();
     final LongAdder bytesDelivered = new LongAdder();
@@ -127,6 +129,14 @@ public final class DispatchCounters {
     /** Retained positions dropped because their consumer did not come back in time. */
     public long retainedExpired() {
         return retainedExpired.sum();
+    }
+
+    /**
+     * How many times stock Pulsar's metrics aggregator got this subscription's consumer totals in one record instead
+     * of one record per consumer ({@link StockConsumerStats}).
+     */
+    public long stockStatsSummarized() {
+        return stockStatsSummarized.sum();
     }
 
     /** Name of the thread that ran the subscription's periodic dispatch work, or null before the first run. */

@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * {@code PulsarService.addPrometheusRawMetricsProvider}.
  *
  * <p>Cost per scrape: one walk over the broker's topics (as the stock metrics make), and per broadcast subscription
- * one {@link io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionSnapshot} (a pass over its consumers and a sort
- * of their lags); nothing per consumer is written.
+ * one {@link io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionSnapshot} (what the last periodic sync gathered
+ * of its consumers, or a pass of its own when there is no recent one); nothing per consumer is written.
  *
  * <p>It also reports its own cost: how many scrapes it answered and the wall-clock and CPU time it spent on them
  * (the stock metrics on the same endpoint are not included), so an operator can see what 100,000 consumers cost a

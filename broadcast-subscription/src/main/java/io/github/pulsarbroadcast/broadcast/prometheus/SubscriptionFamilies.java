@@ -96,7 +96,10 @@ final class SubscriptionFamilies {
                     "Retained positions dropped: their consumer did not come back within the retention",
                     s -> s.counters.retainedExpired()),
             counter("pulsar_broadcast_resumed_total", "Joins that resumed a retained position by consumer name",
-                    s -> s.counters.resumedByName()));
+                    s -> s.counters.resumedByName()),
+            counter("pulsar_broadcast_stock_stats_summarized_total",
+                    "Scrapes whose stock metrics got this subscription's consumer totals, not a record per consumer",
+                    s -> s.counters.stockStatsSummarized()));
 
     private static final BroadcastConsumer.State[] STATES = {BroadcastConsumer.State.WAITING,
             BroadcastConsumer.State.PENDING, BroadcastConsumer.State.CATCHING_UP, BroadcastConsumer.State.IDLE};
