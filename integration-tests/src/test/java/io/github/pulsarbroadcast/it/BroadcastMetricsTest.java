@@ -66,16 +66,21 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         }
         take(stock, 10);
         // The stats task (every 100 ms here) copies the counters into the stock consumers.
+        long[] adminBytes = new long[1];
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             var adminStats = cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet");
             assertEquals(adminStats.getConsumers().size(), 5, "admin stats list every consumer");
             assertEquals(adminStats.getMsgOutCounter(), 50L);
+            adminBytes[0] = adminStats.getBytesOutCounter();
         });
+        assertTrue(adminBytes[0] >= 50 * "m-0".length(), "bytes out: " + adminBytes[0]);
         String fleet = "topic=\"" + topic + "\",subscription=\"fleet\"";
+        String topicOnly = "topic=\"" + topic + "\"";
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String body = get("/metrics/");
             assertEquals(stockSample(body, "pulsar_out_messages_total", fleet), 50.0, "10 messages to 5 consumers");
-            assertEquals(stockSample(body, "pulsar_consumers_count", "topic=\"" + topic + "\""), 6.0,
+            assertEquals(stockSample(body, "pulsar_out_bytes_total", fleet), (double) adminBytes[0]);
+            assertEquals(stockSample(body, "pulsar_consumers_count", topicOnly), 6.0,
                     "5 broadcast consumers and the stock one");
             assertEquals(stockSample(body, "pulsar_subscription_unacked_messages", fleet), 0.0);
         });
@@ -91,6 +96,12 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         assertEquals(cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet").getMsgOutCounter(),
                 50L);
         closeAll(consumers.subList(1, 5));
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            String body = get("/metrics/");
+            assertEquals(stockSample(body, "pulsar_consumers_count", topicOnly), 1.0, "only the stock consumer");
+            assertEquals(stockSample(body, "pulsar_out_messages_total", fleet), 50.0, "no consumer left");
+            assertEquals(stockSample(body, "pulsar_out_bytes_total", fleet), (double) adminBytes[0]);
+        });
         stock.close();
     }
 

@@ -14,7 +14,8 @@ import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
  * <p>Threading: the identity fields, {@link #cnx}, {@link #cursor} and {@link #inbox} are final. {@link #state}
  * (volatile for readers) and {@link #epoch} are owned by the dispatch thread (set before the consumer is handed to
  * it). The output counters are single-writer (the connection's event-loop thread, after each write) and volatile for
- * the stats task, which publishes them into the stock consumer's stats under this object's monitor.
+ * the stats task, which publishes them into the stock consumer's stats under this object's monitor (and so does the
+ * removing thread once, as the consumer leaves).
  */
 public final class BroadcastConsumer {
 
@@ -72,6 +73,8 @@ public final class BroadcastConsumer {
     /** What was last published into the stock consumer's stats. Guarded by {@code this}. */
     private long publishedMsgOut;
     private long publishedBytesOut;
+    /** Set by the last publication (the consumer left): nothing more is copied. Guarded by {@code this}. */
+    private boolean statsClosed;
 
     BroadcastConsumer(SubscriptionEngine engine, long consumerId, String name, ConsumerConnection cnx,
                       VirtualCursor cursor, boolean brokerEntryMetadata, long epoch, boolean resumed) {
@@ -148,10 +151,17 @@ public final class BroadcastConsumer {
 
     /**
      * Publishes what was sent since the last call into the stock {@code consumer}'s counters (through its public
-     * {@code updateStats}), so that topic stats, rates and metrics show broadcast consumers like any other.
-     * Called by the stats task; {@code scratch} belongs to the caller and is reused between consumers.
+     * {@code updateStats}), so that topic stats, rates and metrics show broadcast consumers like any other; on
+     * return {@code scratch} holds what was added. {@code last}: the consumer is leaving and this is the last copy.
+     * Returns false, copying nothing, after the last one. Only {@link StockConsumerStats} calls it: every copy must
+     * be counted in its running totals (which stock Pulsar's metrics read instead of the consumers' counters).
+     * {@code scratch} belongs to the caller.
      */
-    synchronized void publishStats(Consumer consumer, ConsumerStatsImpl scratch) {
+    synchronized boolean publishStats(Consumer consumer, ConsumerStatsImpl scratch, boolean last) {
+        if (statsClosed) {
+            return false;
+        }
+        statsClosed = last;
         long m = msgOut;
         long b = bytesOut;
         scratch.msgOutCounter = m - publishedMsgOut;
@@ -165,6 +175,7 @@ public final class BroadcastConsumer {
         consumer.updateStats(scratch);
         publishedMsgOut = m;
         publishedBytesOut = b;
+        return true;
     }
 
     @Override

@@ -154,6 +154,8 @@ public final class BroadcastDispatcher implements Dispatcher {
         if (bc == null) {
             throw new ServerMetadataException("Consumer was not connected");
         }
+        // Before stock adds the consumer's counters to the subscription's (right after this returns).
+        stockStats.publishLast(consumer, bc);
         bc.cnx.forgetBroadcastConsumer(consumer.consumerId(), bc);
         engine.leave(bc);
         completeDisconnectIfEmpty();

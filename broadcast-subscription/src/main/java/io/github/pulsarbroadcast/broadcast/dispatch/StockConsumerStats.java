@@ -4,6 +4,7 @@ import java.util.AbstractList;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.pulsar.common.policies.data.stats.ConsumerStatsImpl;
@@ -23,17 +24,18 @@ import org.apache.pulsar.common.policies.data.stats.SubscriptionStatsImpl;
  *
  * <p>What the aggregator gets is what it would have computed: the consumer count is the live one (the list it walks
  * has one element per consumer: the first carries the totals, the others are one shared record of zeros); the
- * message and byte counters are the running totals of what this pass copied into the stock consumers (stock
- * counts a departed consumer's counters in its subscription, and those are exactly what the pass copied), so they
- * never go backwards; rates, timestamps and unacknowledged counts are the sums and maxima as of the last pass (stock
- * computes the rates once per {@code statsUpdateFrequencyInSecs}; a sum may lag them by one
- * {@code broadcastStatsIntervalMs}).
+ * message and byte counters are the running totals of every copy into the stock consumers, the last one made as a
+ * consumer leaves ({@link #publishLast}), which is what stock adds up from the consumers' counters and the departed
+ * consumers' part, so they never go backwards; rates, timestamps and unacknowledged counts are the sums and maxima as
+ * of the last pass (stock computes the rates once per {@code statsUpdateFrequencyInSecs}; a sum may lag them, and
+ * still count a consumer that left, for one {@code broadcastStatsIntervalMs}).
  *
  * <p>Threading: {@link #publish} runs on the stats task (the broker's scheduler) under this object's monitor, which
- * guards the running totals and the scratch record (a task restarted after a failed close cannot overlap an old
- * run); {@link #published} is volatile and its {@link Totals} immutable; {@link #applyTotals} runs on any thread.
- * The "hide the consumer list" flag is per thread ({@link #withoutConsumerList}), with an atomic count of the threads
- * that set it.
+ * guards the scratch record (a task restarted after a failed close cannot overlap an old run); {@link #publishLast}
+ * runs on the thread that removes the consumer. Each copy and its addition to the running totals (atomic) happen
+ * under the consumer's monitor, so a consumer's last copy follows every earlier one. {@link #published} is volatile
+ * and a published {@link Sums} is never written again; {@link #applyTotals} runs on any thread. The "hide the
+ * consumer list" flag is per thread ({@link #withoutConsumerList}), with an atomic count of the threads that set it.
  */
 final class StockConsumerStats {
 
@@ -41,8 +43,8 @@ final class StockConsumerStats {
     static final String STOCK_AGGREGATOR = "org.apache.pulsar.broker.stats.prometheus.NamespaceStatsAggregator";
 
     private static final StackWalker STACK = StackWalker.getInstance();
-    /** Set while this thread builds stock subscription stats that must not list the consumers. */
-    private static final ThreadLocal<Boolean> HIDING = ThreadLocal.withInitial(() -> Boolean.FALSE);
+    /** Set (TRUE) while this thread builds stock subscription stats that must not list the consumers. */
+    private static final ThreadLocal<Boolean> HIDING = new ThreadLocal<>();
     /**
      * Threads inside {@link #withoutConsumerList} now: stock code asks for the consumer list on every subscribe, and
      * while nobody hides it, one volatile read answers instead of a thread-local lookup.
@@ -50,10 +52,10 @@ final class StockConsumerStats {
     private static final AtomicInteger HIDING_THREADS = new AtomicInteger();
 
     private final ConsumerStatsImpl scratch = new ConsumerStatsImpl();
-    /** Messages and bytes copied into the stock consumers since the subscription opened; guarded by this. */
-    private long msgOutTotal;
-    private long bytesOutTotal;
-    private volatile Totals published = new Totals(new Sums(), 0, 0);
+    /** Messages and bytes copied into the stock consumers since the subscription opened. */
+    private final AtomicLong msgOutTotal = new AtomicLong();
+    private final AtomicLong bytesOutTotal = new AtomicLong();
+    private volatile Sums published = new Sums();
 
     /** Whether the stock metrics aggregator is on this thread's stack (a walk of a few dozen frames). */
     static boolean calledByStockAggregator() {
@@ -62,73 +64,91 @@ final class StockConsumerStats {
 
     /** Runs {@code stock} with every broadcast dispatcher's consumer list empty for this thread. */
     static <T> T withoutConsumerList(Supplier<T> stock) {
+        Boolean outer = HIDING.get();
         HIDING_THREADS.incrementAndGet();
         HIDING.set(Boolean.TRUE);
         try {
             return stock.get();
         } finally {
-            HIDING.remove();
+            if (outer == null) {
+                HIDING.remove();
+            }
             HIDING_THREADS.decrementAndGet();
         }
     }
 
     /** Whether this thread is inside {@link #withoutConsumerList}. */
     static boolean hidingConsumerList() {
-        return HIDING_THREADS.get() != 0 && HIDING.get();
+        return HIDING_THREADS.get() != 0 && HIDING.get() == Boolean.TRUE;
     }
 
     /**
-     * Copies every member's counters into its stock consumer ({@link BroadcastConsumer#publishStats}) and publishes
-     * the totals of the pass; stats task. A pass that throws publishes nothing (the counters it copied are counted
-     * by the next one, whose running totals include them).
+     * Copies every member's counters into its stock consumer and publishes the sums of the pass; stats task. A pass
+     * that throws publishes the sums of the consumers it got through (the exception goes on to the caller's log).
      */
     synchronized void publish(Map<org.apache.pulsar.broker.service.Consumer, BroadcastConsumer> members) {
         Sums sums = new Sums();
-        for (Map.Entry<org.apache.pulsar.broker.service.Consumer, BroadcastConsumer> e : members.entrySet()) {
-            e.getValue().publishStats(e.getKey(), scratch);
-            // publishStats leaves in the scratch record what it added to the stock counters.
-            msgOutTotal += scratch.msgOutCounter;
-            bytesOutTotal += scratch.bytesOutCounter;
-            sums.add(e.getKey().getStats());
+        try {
+            for (Map.Entry<org.apache.pulsar.broker.service.Consumer, BroadcastConsumer> e : members.entrySet()) {
+                if (copy(e.getKey(), e.getValue(), scratch, false)) {
+                    sums.add(e.getKey().getStats());
+                }
+            }
+        } finally {
+            published = sums;
         }
-        published = new Totals(sums, msgOutTotal, bytesOutTotal);
+    }
+
+    /**
+     * The last copy of a consumer that leaves, before stock adds its counters to the subscription's; the removing
+     * thread. Later deliveries to it (writes in flight) are not counted, in stock stats as before.
+     */
+    void publishLast(org.apache.pulsar.broker.service.Consumer consumer, BroadcastConsumer bc) {
+        copy(consumer, bc, new ConsumerStatsImpl(), true);
+    }
+
+    private boolean copy(org.apache.pulsar.broker.service.Consumer consumer, BroadcastConsumer bc,
+                         ConsumerStatsImpl into, boolean last) {
+        synchronized (bc) {
+            if (!bc.publishStats(consumer, into, last)) {
+                return false;
+            }
+            countCopied(into.msgOutCounter, into.bytesOutCounter);
+            return true;
+        }
+    }
+
+    /** Adds one copy to the running totals. */
+    void countCopied(long messages, long bytes) {
+        msgOutTotal.addAndGet(messages);
+        bytesOutTotal.addAndGet(bytes);
     }
 
     /**
      * Puts the totals into {@code stats}, stock subscription stats built without the consumer list, for a
-     * subscription with {@code consumers} consumers now: its consumer list, rates, counters and timestamps.
+     * subscription with {@code consumers} consumers now: its message and byte counters, consumer list, rates and
+     * timestamps.
      */
     void applyTotals(SubscriptionStatsImpl stats, int consumers) {
-        Totals t = published;
-        ConsumerStatsImpl record = t.sums.record(t.msgOut, t.bytesOut);
+        long msgOut = msgOutTotal.get();
+        long bytesOut = bytesOutTotal.get();
+        // Stock put the departed consumers' part there (the list was empty); the running totals include it.
+        stats.msgOutCounter = Math.max(stats.msgOutCounter, msgOut);
+        stats.bytesOutCounter = Math.max(stats.bytesOutCounter, bytesOut);
+        Sums sums = published;
+        ConsumerStatsImpl record = sums.record(msgOut, bytesOut);
         stats.consumers = new TotalsList(consumers, record, new ConsumerStatsImpl());
         if (consumers == 0) {
-            return; // stock sums nothing either
+            return; // stock sums no rates or timestamps either
         }
         stats.msgRateOut += record.msgRateOut;
         stats.msgThroughputOut += record.msgThroughputOut;
         stats.msgRateRedeliver += record.msgRateRedeliver;
         stats.messageAckRate += record.messageAckRate;
         stats.chunkedMessageRate += record.chunkedMessageRate;
-        stats.unackedMessages += t.sums.unacked;
+        stats.unackedMessages += sums.unacked;
         stats.lastConsumedTimestamp = Math.max(stats.lastConsumedTimestamp, record.lastConsumedTimestamp);
         stats.lastAckedTimestamp = Math.max(stats.lastAckedTimestamp, record.lastAckedTimestamp);
-        // Replaces the departed consumers' part, which the running totals include.
-        stats.msgOutCounter = Math.max(stats.msgOutCounter, t.msgOut);
-        stats.bytesOutCounter = Math.max(stats.bytesOutCounter, t.bytesOut);
-    }
-
-    /** The published result of one pass. Immutable. */
-    private static final class Totals {
-        final Sums sums;
-        final long msgOut;
-        final long bytesOut;
-
-        Totals(Sums sums, long msgOut, long bytesOut) {
-            this.sums = sums;
-            this.msgOut = msgOut;
-            this.bytesOut = bytesOut;
-        }
     }
 
     /** Sums and maxima over the consumers of one pass; written by the pass only, read after it is published. */

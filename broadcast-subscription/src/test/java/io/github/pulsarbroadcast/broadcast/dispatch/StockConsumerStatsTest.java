@@ -48,6 +48,26 @@ public class StockConsumerStatsTest {
         assertEquals(stats.msgRateOut, 0.0);
     }
 
+    /**
+     * Regression (found by review): with no consumer left, the counters were left at stock's departed-consumer part,
+     * which misses a copy made after stock took a leaving consumer's counters, while with consumers connected they
+     * were the running totals: the exported counter went back when the last consumer left.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void countersAreTheRunningTotalsAlsoWithNoConsumerLeft() {
+        StockConsumerStats totals = new StockConsumerStats();
+        totals.countCopied(50, 500);
+        for (int consumers : new int[] {3, 0}) {
+            SubscriptionStatsImpl stats = new SubscriptionStatsImpl();
+            stats.msgOutCounter = 40; // what stock took of the departed consumers
+            stats.bytesOutCounter = 400;
+            totals.applyTotals(stats, consumers);
+            assertEquals(stats.msgOutCounter, 50, consumers + " consumers");
+            assertEquals(stats.bytesOutCounter, 500, consumers + " consumers");
+            assertEquals(stats.consumers.size(), consumers);
+        }
+    }
+
     @Test(groups = "unit", timeOut = 30_000)
     public void theConsumerListIsHiddenOnlyInsideTheCallAndOnlyOnItsThread() throws Exception {
         assertFalse(StockConsumerStats.hidingConsumerList());
@@ -69,6 +89,12 @@ public class StockConsumerStatsTest {
             throw new IllegalStateException("stock failed");
         }));
         assertFalse(StockConsumerStats.hidingConsumerList(), "hidden no longer after a failure");
+        StockConsumerStats.withoutConsumerList(() -> StockConsumerStats.withoutConsumerList(() -> null));
+        assertFalse(StockConsumerStats.hidingConsumerList(), "nested calls");
+        assertTrue(StockConsumerStats.withoutConsumerList(() -> {
+            StockConsumerStats.withoutConsumerList(() -> null);
+            return StockConsumerStats.hidingConsumerList();
+        }), "an inner call leaves the outer one hidden");
     }
 
     @Test(groups = "unit", timeOut = 30_000)
