@@ -100,7 +100,7 @@ public class BroadcastAckTest extends BroadcastTestBase {
             }
             // The laggard never acks. The quota check drops the backlog; the laggard's virtual cursor follows.
             BroadcastDispatcher dispatcher = dispatcher(topic, "fleet");
-            await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.consumersSkippedForward() > 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.counters().consumersSkippedForward() > 0);
             PositionImpl evictedTo = markDeleted(topic);
             assertTrue(evictedTo.compareTo(position(lastId)) <= 0);
             org.apache.pulsar.broker.service.Consumer brokerLaggard = brokerSubscription(topic, "fleet")

@@ -270,7 +270,7 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
             BroadcastConsumer liarState = member(topic, "fleet", "liar");
             await().atMost(Duration.ofSeconds(20)).until(() -> markDeleted(topic, "fleet").equals(lastPosition));
             assertEquals(liarState.cursor().acknowledged(), lastPosition);
-            assertEquals(dispatcher.rejectedAcks(), 0);
+            assertEquals(dispatcher.counters().rejectedAcks(), 0);
 
             MessageIdImpl fabricated = new MessageIdImpl(last.getLedgerId(), last.getEntryId() + 1000,
                     last.getPartitionIndex());
@@ -283,7 +283,7 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
             });
             assertTrue(refused.getMessage().contains(last.getLedgerId() + ":" + (last.getEntryId() + 1000))
                     && refused.getMessage().contains("never sent"), refused.getMessage());
-            assertEquals(dispatcher.rejectedAcks(), 1);
+            assertEquals(dispatcher.counters().rejectedAcks(), 1);
             PositionImpl fake = PositionImpl.get(fabricated.getLedgerId(), fabricated.getEntryId());
             assertEquals(liarState.cursor().acknowledged(), lastPosition, "the liar's virtual cursor moved");
             await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() ->
@@ -304,7 +304,7 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
                 PositionImpl end = lastConfirmed(topic);
                 await().atMost(Duration.ofSeconds(20)).until(() -> markDeleted(topic, "fleet").equals(end));
             }
-            assertEquals(dispatcher.rejectedAcks(), 1);
+            assertEquals(dispatcher.counters().rejectedAcks(), 1);
         } finally {
             liar.close();
             honest.close();
@@ -335,7 +335,7 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
             NotAllowedException refused = expectThrows(NotAllowedException.class,
                     () -> consumer.acknowledge(ids.get(3)));
             assertTrue(refused.getMessage().contains("never sent"), refused.getMessage());
-            assertEquals(dispatcher(topic, "fleet").rejectedAcks(), 1);
+            assertEquals(dispatcher(topic, "fleet").counters().rejectedAcks(), 1);
             assertEquals(state.cursor().acknowledged(), start);
             assertFalse(state.cursor().isIndividuallyAcknowledged(position(ids.get(3))),
                     "the refused ack was recorded");
@@ -347,7 +347,7 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
             PositionImpl last = position(ids.get(4));
             await().atMost(Duration.ofSeconds(20)).until(() -> state.cursor().acknowledged().equals(last)
                     && markDeleted(topic, "fleet").equals(last));
-            assertEquals(dispatcher(topic, "fleet").rejectedAcks(), 1);
+            assertEquals(dispatcher(topic, "fleet").counters().rejectedAcks(), 1);
         } finally {
             consumer.close();
         }
@@ -416,7 +416,7 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
                 }
                 return markDeleted(topic, "fleet").equals(markDeletedBefore);
             });
-            assertEquals(dispatcher.rejectedAcks(), 0);
+            assertEquals(dispatcher.counters().rejectedAcks(), 0);
 
             // Nothing lost: everyone gets what comes next, and their own acks still count.
             List<String> more = publish(producer, "more", 3);

@@ -110,8 +110,8 @@ public class BroadcastDeliveryTest extends BroadcastTestBase {
             List<String> sent = publish(producer, "m", 50);
             assertEveryoneReceives(consumers, sent);
             BroadcastDispatcher dispatcher = dispatcher(topic, "fleet");
-            assertEquals(dispatcher.tailEntriesRead(), 50, "entries read at the tail");
-            assertEquals(dispatcher.catchUpEntriesRead(), 0, "entries read again for consumers behind");
+            assertEquals(dispatcher.counters().tailEntriesRead(), 50, "entries read at the tail");
+            assertEquals(dispatcher.counters().catchUpEntriesRead(), 0, "entries read again for consumers behind");
             assertEquals(dispatcher.getConsumers().size(), 20);
         } finally {
             closeAll(consumers);

@@ -104,13 +104,13 @@ public class BroadcastRedeliveryAndFlowTest extends BroadcastTestBase {
             // The active consumers get everything while the paused one holds no permits.
             assertEveryoneReceives(active, sent);
             BroadcastDispatcher dispatcher = dispatcher(topic, "fleet");
-            assertEquals(dispatcher.catchUpEntriesRead(), 0, "nobody needed a catch-up read yet");
+            assertEquals(dispatcher.counters().catchUpEntriesRead(), 0, "nobody needed a catch-up read yet");
             paused.resume();
             assertEquals(receive(paused, total), sent);
             // It had 5 messages (its queue) before the pause; the window held the last WINDOW entries.
-            assertTrue(dispatcher.catchUpEntriesRead() >= total - 5 - WINDOW, "it caught up from storage: "
-                    + dispatcher.catchUpEntriesRead());
-            assertEquals(dispatcher.tailEntriesRead(), total, "each entry read once at the tail");
+            assertTrue(dispatcher.counters().catchUpEntriesRead() >= total - 5 - WINDOW, "it caught up from storage: "
+                    + dispatcher.counters().catchUpEntriesRead());
+            assertEquals(dispatcher.counters().tailEntriesRead(), total, "each entry read once at the tail");
         } finally {
             paused.close();
             closeAll(active);
@@ -137,7 +137,7 @@ public class BroadcastRedeliveryAndFlowTest extends BroadcastTestBase {
                 assertEquals(receive(lateA, total), sent);
                 assertEquals(receive(lateB, total), sent);
                 long behind = total - WINDOW;
-                long reads = dispatcher(topic, "fleet").catchUpEntriesRead();
+                long reads = dispatcher(topic, "fleet").counters().catchUpEntriesRead();
                 assertTrue(reads >= behind, "they needed storage reads: " + reads);
                 assertTrue(reads < behind * 3 / 2, "consumers at the same position share reads: " + reads);
             }

@@ -54,7 +54,7 @@ public class BroadcastScaleTest extends BroadcastTestBase {
                     c.acknowledge(m);
                 }
             }
-            assertEquals(dispatcher(topic, "fleet").tailEntriesRead(), MESSAGES, "each entry read once");
+            assertEquals(dispatcher(topic, "fleet").counters().tailEntriesRead(), MESSAGES, "each entry read once");
         }
     }
 

@@ -384,26 +384,6 @@ public final class BroadcastDispatcher implements Dispatcher {
         return engine.counters();
     }
 
-    /** Entries read from storage at the tail (each once, whatever the number of consumers). */
-    public long tailEntriesRead() {
-        return engine.counters().tailEntriesRead();
-    }
-
-    /** Entries read from storage (through the entry cache) for consumers behind the window. */
-    public long catchUpEntriesRead() {
-        return engine.counters().catchUpEntriesRead();
-    }
-
-    /** Consumers moved forward because the subscription's cursor was moved past them. */
-    public long consumersSkippedForward() {
-        return engine.counters().consumersSkippedForward();
-    }
-
-    /** Acks rejected because they named positions never sent to the consumer. */
-    public long rejectedAcks() {
-        return engine.counters().rejectedAcks();
-    }
-
     /**
      * Runs {@code task} on this subscription's dispatch thread, after the dispatch work already queued and before any
      * queued later: for tools and tests that must observe the engine between two of its tasks, or hold it there.
