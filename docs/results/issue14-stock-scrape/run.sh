@@ -1,5 +1,10 @@
 #!/bin/bash
-# Before/after pairs of the stock part of a scrape (issue 14): the plugin jar swapped in the benchmark's class path.
+# Pairs of plugin builds, alternated (eighteenth session: issue 14's scrape pairs, and issue 12's pair in
+# results/issue12/eighteenth-g1-pair): for each NAME, the jar /tmp/exp18/PREFIX.jar (PREFIX: NAME up to its first '-')
+# is swapped into the benchmark's class path and the fleet runs against it.
+#   run.sh NAME...   e.g. run.sh before-1 after-1; CONSUMERS (1000,10000,100000) chooses the sizes.
+# It ends by putting the issue-14 'after' build back; the module's jar is then a copy, which Maven judges up to date:
+# delete it before the next build.
 cd /work/main
 t=broadcast-subscription/target/broadcast-subscription-2.10.5.0-SNAPSHOT.jar
 for name in "$@"; do

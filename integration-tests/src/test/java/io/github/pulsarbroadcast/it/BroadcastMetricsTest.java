@@ -56,8 +56,7 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
     public void stockSeriesOfABroadcastSubscriptionComeFromItsTotals() throws Exception {
         String topic = newTopic("stock-series");
         List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 5);
-        Consumer<String> stock = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
-                .subscriptionType(SubscriptionType.Shared).subscribe();
+        Consumer<String> stock = stockSubscriber(topic);
         try (Producer<String> producer = producer(topic)) {
             publish(producer, "m", 10);
         }
@@ -105,6 +104,12 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         stock.close();
     }
 
+    /** A consumer of a stock (Shared) subscription named "stock" on {@code topic}, beside the broadcast one. */
+    private Consumer<String> stockSubscriber(String topic) throws Exception {
+        return client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
+                .subscriptionType(SubscriptionType.Shared).subscribe();
+    }
+
     /** The value of the one stock sample {@code name} whose labels contain {@code selector}. */
     private static double stockSample(String body, String name, String selector) {
         Double found = null;
@@ -123,8 +128,7 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
     public void metricsCountAKnownWorkload() throws Exception {
         String topic = newTopic("metrics");
         List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 4);
-        Consumer<String> stock = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
-                .subscriptionType(SubscriptionType.Shared).subscribe();
+        Consumer<String> stock = stockSubscriber(topic);
         try (Producer<String> producer = producer(topic)) {
             publish(producer, "m", 20);
         }
@@ -188,8 +192,7 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
     public void everyFamilyIsWellFormedAndStockSubscriptionsAddNothing() throws Exception {
         String topic = newTopic("format");
         Consumer<String> broadcast = broadcastConsumer(topic, "fleet", "a");
-        Consumer<String> stock = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
-                .subscriptionType(SubscriptionType.Shared).subscribe();
+        Consumer<String> stock = stockSubscriber(topic);
         String body = get("/metrics/");
         Set<String> typed = new HashSet<>();
         Map<String, String> types = new HashMap<>();
