@@ -158,14 +158,32 @@ public final class FleetEngine {
         return closing;
     }
 
+    /**
+     * The frame decoder of one connection: pulsar-common's frame layout, with the bytes already read discarded after
+     * every socket read instead of every 16th (Netty's default). A read rarely ends on a frame boundary, so the decoder
+     * keeps the partial frame and appends the next read to it; with the default, the buffer holding them grows over
+     * up to 16 reads of a pass (to about 1 MiB at 64 KiB a read), each growth copying the whole buffer into a new one,
+     * and the pooled allocator's chunks that such buffers fill are freed and mapped again, page by page. That only
+     * happens when a pass reads many times, that is when the fleet has fallen behind: a profile of a fleet behind at
+     * 400,000 deliveries per second put 44% of its CPU there (docs/benchmarks.md, experiment F8), so the instrument's
+     * cost per delivery grew exactly when it fell behind, and it stayed behind. Discarding after each read keeps one
+     * buffer of about two reads per connection. (The broker's own decoder, like the floor server's, keeps Netty's
+     * default: they read acknowledgements, not message frames.)
+     */
+    static LengthFieldBasedFrameDecoder frameDecoder() {
+        LengthFieldBasedFrameDecoder decoder = new LengthFieldBasedFrameDecoder(
+                Commands.DEFAULT_MAX_MESSAGE_SIZE + Commands.MESSAGE_SIZE_FRAME_PADDING, 0, 4, 0, 4);
+        decoder.setDiscardAfterReads(1);
+        return decoder;
+    }
+
     /** Opens a connection of {@code group} (on its event loop) to {@code address}; returns its handler at once. */
     FleetHandler open(ClientGroup group, InetSocketAddress address, String proxyTarget, int connectionIndex) {
         FleetHandler handler = new FleetHandler(group, proxyTarget, spec.flushEveryAck);
         Bootstrap b = bootstrap.clone(group.loop()).handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast("frameDecoder", new LengthFieldBasedFrameDecoder(
-                        Commands.DEFAULT_MAX_MESSAGE_SIZE + Commands.MESSAGE_SIZE_FRAME_PADDING, 0, 4, 0, 4));
+                ch.pipeline().addLast("frameDecoder", frameDecoder());
                 ch.pipeline().addLast("handler", handler);
             }
         });
