@@ -5,8 +5,11 @@
 #   run.sh NAME...   e.g. run.sh before-1 after-1; CONSUMERS (1000,10000,100000) chooses the sizes.
 # It ends by putting the issue-14 'after' build back; the module's jar is then a copy, which Maven judges up to date:
 # delete it before the next build.
+# The jar swapped is the one the benchmark's class path names (benchmark/target/classpath.txt): the module's target/
+# after a build of the whole project, the local Maven repository's copy after a build of the benchmark module alone;
+# each report's "plugin classes" line shows which jar ran, with its SHA-256.
 cd /work/main
-t=broadcast-subscription/target/broadcast-subscription-2.10.5.0-SNAPSHOT.jar
+t=$(tr ':' '\n' < benchmark/target/classpath.txt | grep '/broadcast-subscription-[^/]*\.jar$')
 for name in "$@"; do
   build=${name%%-*}
   cp /tmp/exp18/$build.jar $t
