@@ -260,13 +260,28 @@ final class FanOut {
 
     /** Sends entries from {@code source}, starting at {@code index}, while the consumer has permits. */
     void sendFrom(EntrySource source, int index, BroadcastConsumer bc, Map<ConsumerConnection, ConnectionSend> sends) {
-        if (index >= source.size() || bc.cursor.permits() <= 0) {
-            return;
+        if (index < source.size() && bc.cursor.permits() > 0) {
+            sendFrom(source, index, bc, sendFor(bc.cnx, sends));
         }
-        ConnectionSend send = sends.get(bc.cnx);
+    }
+
+    /** The send of connection {@code cnx} in {@code sends}, added when it has none yet. */
+    ConnectionSend sendFor(ConsumerConnection cnx, Map<ConsumerConnection, ConnectionSend> sends) {
+        ConnectionSend send = sends.get(cnx);
         if (send == null) { // not computeIfAbsent: its capturing lambda would allocate per consumer
             send = new ConnectionSend(owner.topicName(), owner.partitionIndex(), owner.counters());
-            sends.put(bc.cnx, send);
+            sends.put(cnx, send);
+        }
+        return send;
+    }
+
+    /**
+     * Sends entries from {@code source}, starting at {@code index}, while the consumer has permits, through
+     * {@code send}, its connection's send.
+     */
+    void sendFrom(EntrySource source, int index, BroadcastConsumer bc, ConnectionSend send) {
+        if (index >= source.size() || bc.cursor.permits() <= 0) {
+            return;
         }
         send.startConsumer(bc, bc.epoch);
         for (int i = index; i < source.size() && bc.cursor.permits() > 0; i++) {

@@ -39,7 +39,10 @@ final class MessageFrames {
     /**
      * Upper bound of one header: two 4-byte sizes, then the command: type (2 bytes), the message field's tag and
      * length (2), consumer id (11), message id with its tag and length (2 + ledger 11 + entry 11 + partition 11),
-     * epoch (11). Used to size the buffers.
+     * epoch (11). Used to size the buffers, and {@link #add} reserves it before it writes a command whose size it
+     * learns only from {@code writeTo}: it must stay an upper bound of every command this class writes (a field
+     * added to {@link #prepareCommand} must be counted here; {@code MessageFramesTest} checks the bound with extreme
+     * values).
      */
     static final int MAX_HEADER_BYTES = 8 + 2 + 2 + 11 + 2 + 33 + 11;
     /** Entries up to this size are copied after their header; larger ones are shared by reference. */
@@ -95,11 +98,15 @@ final class MessageFrames {
     void add(long consumerId, PositionImpl position, long consumerEpoch, ByteBuf entry) {
         int payloadBytes = entry.readableBytes();
         boolean copied = payloadBytes <= COPY_LIMIT && payloadBytes <= copyBudget;
-        int commandBytes = prepareCommand(consumerId, position, consumerEpoch);
-        ByteBuf out = room(8 + commandBytes + (copied ? payloadBytes : 0), copied ? payloadBytes : 0);
-        out.writeInt(4 + commandBytes + payloadBytes);
-        out.writeInt(commandBytes);
-        command.writeTo(out);
+        prepareCommand(consumerId, position, consumerEpoch);
+        ByteBuf out = room(MAX_HEADER_BYTES + (copied ? payloadBytes : 0), copied ? payloadBytes : 0);
+        // The sizes go in front once the command is written: writeTo returns its size, so the command's fields are
+        // walked once, not twice (getSerializedSize walks them all too); experiment 12 in docs/benchmarks.md.
+        int start = out.writerIndex();
+        out.writerIndex(start + 8);
+        int commandBytes = command.writeTo(out);
+        out.setInt(start, 4 + commandBytes + payloadBytes);
+        out.setInt(start + 4, commandBytes);
         if (copied) {
             out.writeBytes(entry, entry.readerIndex(), payloadBytes);
             copyBudget -= payloadBytes;
@@ -112,7 +119,7 @@ final class MessageFrames {
         remaining = Math.max(1, remaining - 1);
     }
 
-    private int prepareCommand(long consumerId, PositionImpl position, long consumerEpoch) {
+    private void prepareCommand(long consumerId, PositionImpl position, long consumerEpoch) {
         CommandMessage message = command.setMessage().setConsumerId(consumerId);
         message.setMessageId().setLedgerId(position.getLedgerId()).setEntryId(position.getEntryId())
                 .setPartition(partition);
@@ -121,7 +128,6 @@ final class MessageFrames {
         } else {
             message.clearConsumerEpoch();
         }
-        return command.getSerializedSize();
     }
 
     /** The current buffer with at least {@code need} bytes free; a new one sized for the frames still to come. */

@@ -5,10 +5,9 @@ import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyException;
@@ -24,8 +23,10 @@ import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyExcep
  * <p>Why one registry instead of a connected map and a parked map: the mark-delete scan must see every position at
  * every moment. With two maps, a consumer moving from one to the other (a join resuming, a leave retaining) was in
  * neither for an instant, and a scan at that instant could move the mark-delete past its acknowledged position. Here
- * a position stays in the one map through the whole move, and {@link #scan} runs under the same lock as attach and
- * detach, so a new position is either seen by the scan or created after the mark-delete it may start at.
+ * a position stays in the one table through the whole move, and {@link #scan} runs under the same lock as attach and
+ * detach, so a new position is either seen by the scan or created after the mark-delete it may start at. The
+ * positions themselves are rows of a {@link PositionTable} (arrays, which the scan walks); the maps only find a
+ * name's or an anonymous consumer's row.
  *
  * <p>Threading: every method but {@link #attachedCount} (a volatile read) is synchronized on this object
  * ({@link #detach} runs the tasks waiting for a name after it lets go of the lock). The scan and a save's capture
@@ -54,17 +55,21 @@ final class RetainedCursors implements NameHandover.Releases {
     }
 
     /**
-     * A named position; {@code attached} is the connected consumer, or null while retained; {@code onRelease} the
-     * tasks waiting for the attached consumer to leave (null when none, the usual case).
+     * A name's entry in {@link #byName} (or an anonymous consumer's in {@link #anonymous}): where its position is in
+     * {@link #table}, and the tasks waiting for its connected consumer to leave (null when none, the usual case).
      */
-    private static final class Slot {
-        final VirtualCursor cursor;
-        BroadcastConsumer attached;
-        long expiresAtNanos;
+    private static final class Slot implements PositionTable.Row {
+        final String name;
+        int index;
         List<Runnable> onRelease;
 
-        Slot(VirtualCursor cursor) {
-            this.cursor = cursor;
+        Slot(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void movedTo(int index) {
+            this.index = index;
         }
     }
 
@@ -82,7 +87,9 @@ final class RetainedCursors implements NameHandover.Releases {
     }
 
     private final Map<String, Slot> byName = new HashMap<>();
-    private final Set<BroadcastConsumer> anonymous = java.util.Collections.newSetFromMap(new HashMap<>());
+    private final Map<BroadcastConsumer, Slot> anonymous = new IdentityHashMap<>();
+    /** Every position, named and anonymous, in arrays: the scan reads one object (the cursor) per position. */
+    private final PositionTable table = new PositionTable();
     /**
      * Connected consumers; written under the lock, volatile so that the dispatch thread's {@link #attachedCount} does
      * not wait for a capture ({@link #save}, on the plugin's position-save thread) or a scan.
@@ -98,22 +105,25 @@ final class RetainedCursors implements NameHandover.Releases {
     synchronized BroadcastConsumer attach(String name, Supplier<VirtualCursor> fresh, ConsumerFactory factory)
             throws NameBusyException {
         if (name.isEmpty()) {
+            Slot slot = new Slot(name);
             BroadcastConsumer bc = factory.create(fresh.get(), false);
-            anonymous.add(bc);
+            slot.index = table.add(slot, bc.cursor, bc, 0);
+            anonymous.put(bc, slot);
             attached++;
             return bc;
         }
         Slot slot = byName.get(name);
-        if (slot != null && slot.attached != null) {
-            throw new NameBusyException(slot.attached);
+        if (slot != null && table.attached(slot.index) != null) {
+            throw new NameBusyException(table.attached(slot.index));
         }
         boolean resumed = slot != null;
         if (slot == null) {
-            slot = new Slot(fresh.get());
+            slot = new Slot(name);
+            slot.index = table.add(slot, fresh.get(), null, 0);
             byName.put(name, slot);
         }
-        BroadcastConsumer bc = factory.create(slot.cursor, resumed);
-        slot.attached = bc;
+        BroadcastConsumer bc = factory.create(table.cursor(slot.index), resumed);
+        table.attached(slot.index, bc);
         attached++;
         return bc;
     }
@@ -131,23 +141,26 @@ final class RetainedCursors implements NameHandover.Releases {
 
     private synchronized List<Runnable> detachLocked(BroadcastConsumer bc, boolean retain, long retainUntilNanos) {
         if (bc.name.isEmpty()) {
-            if (anonymous.remove(bc)) {
+            Slot slot = anonymous.remove(bc);
+            if (slot != null) {
+                table.remove(slot.index);
                 attached--;
             }
             return null;
         }
         Slot slot = byName.get(bc.name);
-        if (slot == null || slot.attached != bc) {
+        if (slot == null || table.attached(slot.index) != bc) {
             return null;
         }
         attached--;
         List<Runnable> waiting = slot.onRelease;
         slot.onRelease = null;
         if (retain) {
-            slot.attached = null;
-            slot.expiresAtNanos = retainUntilNanos;
+            table.attached(slot.index, null);
+            table.expiresAt(slot.index, retainUntilNanos);
         } else {
             byName.remove(bc.name);
+            table.remove(slot.index);
         }
         return waiting;
     }
@@ -160,7 +173,7 @@ final class RetainedCursors implements NameHandover.Releases {
     @Override
     public synchronized boolean whenReleased(BroadcastConsumer holder, Runnable task) {
         Slot slot = byName.get(holder.name);
-        if (slot == null || slot.attached != holder) {
+        if (slot == null || table.attached(slot.index) != holder) {
             return false;
         }
         if (slot.onRelease == null) {
@@ -179,7 +192,7 @@ final class RetainedCursors implements NameHandover.Releases {
     @Override
     public synchronized void forgetRelease(BroadcastConsumer holder, Runnable task) {
         Slot slot = byName.get(holder.name);
-        if (slot != null && slot.attached == holder && slot.onRelease != null) {
+        if (slot != null && table.attached(slot.index) == holder && slot.onRelease != null) {
             slot.onRelease.remove(task);
         }
     }
@@ -195,17 +208,16 @@ final class RetainedCursors implements NameHandover.Releases {
         out.movedForward.clear();
         out.movedAny = false;
         out.expired = 0;
-        for (Iterator<Slot> it = byName.values().iterator(); it.hasNext(); ) {
-            Slot slot = it.next();
-            if (slot.attached == null && slot.expiresAtNanos - nowNanos < 0) {
-                it.remove();
+        for (int i = 0; i < table.size(); i++) {
+            BroadcastConsumer attachedTo = table.attached(i);
+            if (attachedTo == null && table.expiresAt(i) - nowNanos < 0) {
+                Slot gone = (Slot) table.row(i);
+                byName.remove(gone.name, gone);
+                table.remove(i--); // the last row moved here: visit it next
                 out.expired++;
                 continue;
             }
-            visit(slot.cursor, slot.attached, markDeleted, out);
-        }
-        for (BroadcastConsumer bc : anonymous) {
-            visit(bc.cursor, bc, markDeleted, out);
+            visit(table.cursor(i), attachedTo, markDeleted, out);
         }
     }
 
@@ -244,15 +256,18 @@ final class RetainedCursors implements NameHandover.Releases {
         int budget = rangeBudget;
         int droppedCount = 0;
         boolean[] cut = {false};
-        for (Map.Entry<String, Slot> e : byName.entrySet()) {
-            Slot slot = e.getValue();
+        for (int i = 0; i < table.size(); i++) {
+            String name = ((Slot) table.row(i)).name;
+            if (name.isEmpty()) {
+                continue;
+            }
             // Rounded up to the second: consumers that left together (every one of them when the topic moves)
             // then share one group of the snapshot instead of one each (SnapshotCodec), 3 bytes a consumer, not 36.
-            long until = slot.attached != null ? 0
-                    : ceilSecond(wallMillis + Math.max(1, (slot.expiresAtNanos - nowNanos) / 1_000_000));
-            SavedPosition p = slot.cursor.save((acked, ranges) -> {
+            long until = table.attached(i) != null ? 0
+                    : ceilSecond(wallMillis + Math.max(1, (table.expiresAt(i) - nowNanos) / 1_000_000));
+            SavedPosition p = table.cursor(i).save((acked, ranges) -> {
                 cut[0] = ranges == null;
-                return new SavedPosition(e.getKey(), acked.getLedgerId(), acked.getEntryId(), ranges, until);
+                return new SavedPosition(name, acked.getLedgerId(), acked.getEntryId(), ranges, until);
             }, budget);
             droppedCount += cut[0] ? 1 : 0;
             budget -= p.ranges().length / 3;
@@ -290,9 +305,9 @@ final class RetainedCursors implements NameHandover.Releases {
                 expired += p.name().isEmpty() || byName.containsKey(p.name()) ? 0 : 1;
                 continue;
             }
-            Slot slot = new Slot(VirtualCursor.restored(max(PositionImpl.get(p.ackedLedger(), p.ackedEntry()),
-                    markDeleted), p.ranges(), rules));
-            slot.expiresAtNanos = expiresAt;
+            Slot slot = new Slot(p.name());
+            slot.index = table.add(slot, VirtualCursor.restored(max(PositionImpl.get(p.ackedLedger(),
+                    p.ackedEntry()), markDeleted), p.ranges(), rules), null, expiresAt);
             byName.put(p.name(), slot);
         }
         return expired;
@@ -304,30 +319,36 @@ final class RetainedCursors implements NameHandover.Releases {
      * expired by {@code nowNanos} are dropped.
      */
     synchronized void restartAll(PositionImpl at, CursorRules rules, long nowNanos, long expiresAtNanos) {
-        byName.values().removeIf(slot -> slot.attached == null && slot.expiresAtNanos - nowNanos < 0);
-        for (Map.Entry<String, Slot> e : byName.entrySet()) {
-            if (e.getValue().attached == null) {
-                Slot fresh = new Slot(new VirtualCursor(at, rules));
-                fresh.expiresAtNanos = expiresAtNanos;
-                e.setValue(fresh);
+        removeRetainedIf(i -> table.expiresAt(i) - nowNanos < 0);
+        for (int i = 0; i < table.size(); i++) {
+            if (table.attached(i) == null) {
+                table.cursor(i, new VirtualCursor(at, rules));
+                table.expiresAt(i, expiresAtNanos);
             }
         }
     }
 
     /** Drops every retained position (reset-cursor, close); connected consumers keep theirs. */
     synchronized void dropRetained() {
-        byName.values().removeIf(slot -> slot.attached == null);
+        removeRetainedIf(i -> true);
+    }
+
+    /** Removes every retained position (anonymous ones are never retained) whose row passes {@code test}. */
+    private void removeRetainedIf(java.util.function.IntPredicate test) {
+        for (int i = 0; i < table.size(); i++) {
+            if (table.attached(i) == null && test.test(i)) {
+                Slot gone = (Slot) table.row(i);
+                byName.remove(gone.name, gone);
+                table.remove(i--);
+            }
+        }
     }
 
     /** Every position's lag in entries (connected and retained), in no particular order. */
     synchronized long[] lags(EntryOffsets offsets) {
-        long[] out = new long[byName.size() + anonymous.size()];
-        int i = 0;
-        for (Slot slot : byName.values()) {
-            out[i++] = offsets.lag(slot.cursor.acknowledged());
-        }
-        for (BroadcastConsumer bc : anonymous) {
-            out[i++] = offsets.lag(bc.cursor.acknowledged());
+        long[] out = new long[table.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = offsets.lag(table.cursor(i).acknowledged());
         }
         return out;
     }

@@ -137,8 +137,11 @@ final class TailReads extends StorageReads {
         long lastLedger = -1;
         long lastEntry = -1;
         PositionImpl lastNormalized = null;
-        for (Iterator<List<BroadcastConsumer>> groups = waiting.values().iterator(); groups.hasNext(); ) {
-            List<BroadcastConsumer> group = groups.next();
+        for (Iterator<Map.Entry<ConsumerConnection, List<BroadcastConsumer>>> groups = waiting.entrySet().iterator();
+                groups.hasNext(); ) {
+            Map.Entry<ConsumerConnection, List<BroadcastConsumer>> byConnection = groups.next();
+            List<BroadcastConsumer> group = byConnection.getValue();
+            ConnectionSend send = fanOut.sendFor(byConnection.getKey(), sends); // once per connection, not per consumer
             int kept = 0;
             for (int i = 0; i < group.size(); i++) {
                 BroadcastConsumer bc = group.get(i);
@@ -154,7 +157,7 @@ final class TailReads extends StorageReads {
                     moved.add(bc);
                     continue;
                 }
-                fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
+                fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, send);
                 if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(frontier) >= 0) {
                     if (kept != i) { // a store into the long-lived list only where it changes (G1 card marks)
                         group.set(kept, bc);
