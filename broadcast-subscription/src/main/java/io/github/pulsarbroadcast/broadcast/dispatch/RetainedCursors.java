@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntPredicate;
 import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyException;
@@ -211,9 +212,7 @@ final class RetainedCursors implements NameHandover.Releases {
         for (int i = 0; i < table.size(); i++) {
             BroadcastConsumer attachedTo = table.attached(i);
             if (attachedTo == null && table.expiresAt(i) - nowNanos < 0) {
-                Slot gone = (Slot) table.row(i);
-                byName.remove(gone.name, gone);
-                table.remove(i--); // the last row moved here: visit it next
+                removeRetained(i--); // the last row moved here: visit it next
                 out.expired++;
                 continue;
             }
@@ -334,14 +333,19 @@ final class RetainedCursors implements NameHandover.Releases {
     }
 
     /** Removes every retained position (anonymous ones are never retained) whose row passes {@code test}. */
-    private void removeRetainedIf(java.util.function.IntPredicate test) {
+    private void removeRetainedIf(IntPredicate test) {
         for (int i = 0; i < table.size(); i++) {
             if (table.attached(i) == null && test.test(i)) {
-                Slot gone = (Slot) table.row(i);
-                byName.remove(gone.name, gone);
-                table.remove(i--);
+                removeRetained(i--); // the last row moved here: test it next
             }
         }
+    }
+
+    /** Removes row {@code i}, a retained (so named) position, and its name; the last row moves into its place. */
+    private void removeRetained(int i) {
+        Slot gone = (Slot) table.row(i);
+        byName.remove(gone.name, gone);
+        table.remove(i);
     }
 
     /** Every position's lag in entries (connected and retained), in no particular order. */
