@@ -5,17 +5,17 @@ import java.util.Arrays;
 
 /**
  * The positions of {@link RetainedCursors} in parallel arrays: each row holds a cursor, its connected consumer (null
- * while retained), when a retained one expires, and its {@link Row} (the name's slot, told its new index when a
- * removal moves it). The periodic scan walks every row once a second; in arrays it reads one object per position (the
- * cursor), where a hash map's entries cost three dependent loads each (entry, slot, cursor): at 100,000 consumers the
- * difference is most of the scan (docs/benchmarks.md, experiment 11). Rows have no order; removing one moves the last
- * row into its place.
+ * while retained), when a retained one expires, and its {@link Row} (the name's slot, told its index when it is added
+ * and when a removal moves it). The periodic scan walks every row once a second; in arrays it reads one object per
+ * position (the cursor), where a hash map's entries cost three dependent loads each (entry, slot, cursor): at 100,000
+ * consumers the difference is most of the scan (docs/benchmarks.md, experiment 11). Rows have no order; removing one
+ * moves the last row into its place.
  *
  * <p>Threading: none of its own; {@link RetainedCursors} reads and writes it under its lock only.
  */
 final class PositionTable {
 
-    /** A row's owner, told where its row moved. */
+    /** A row's owner, told where its row is: when it is added, and when a removal moves it. */
     interface Row {
         void movedTo(int index);
     }
@@ -26,8 +26,8 @@ final class PositionTable {
     private Row[] rows = new Row[16];
     private int size;
 
-    /** Adds a row and returns its index. */
-    int add(Row row, VirtualCursor cursor, BroadcastConsumer attachedTo, long expiresAtNanos) {
+    /** Adds a row and tells {@code row} its index. */
+    void add(Row row, VirtualCursor cursor, BroadcastConsumer attachedTo, long expiresAtNanos) {
         if (size == cursors.length) {
             int n = size * 2;
             cursors = Arrays.copyOf(cursors, n);
@@ -39,7 +39,7 @@ final class PositionTable {
         attached[size] = attachedTo;
         expiresAt[size] = expiresAtNanos;
         rows[size] = row;
-        return size++;
+        row.movedTo(size++);
     }
 
     /** Removes row {@code i}: the last row moves into its place (and is told) unless it was the last. */

@@ -108,7 +108,7 @@ final class RetainedCursors implements NameHandover.Releases {
         if (name.isEmpty()) {
             Slot slot = new Slot(name);
             BroadcastConsumer bc = factory.create(fresh.get(), false);
-            slot.index = table.add(slot, bc.cursor, bc, 0);
+            table.add(slot, bc.cursor, bc, 0);
             anonymous.put(bc, slot);
             attached++;
             return bc;
@@ -120,7 +120,7 @@ final class RetainedCursors implements NameHandover.Releases {
         boolean resumed = slot != null;
         if (slot == null) {
             slot = new Slot(name);
-            slot.index = table.add(slot, fresh.get(), null, 0);
+            table.add(slot, fresh.get(), null, 0);
             byName.put(name, slot);
         }
         BroadcastConsumer bc = factory.create(table.cursor(slot.index), resumed);
@@ -305,7 +305,7 @@ final class RetainedCursors implements NameHandover.Releases {
                 continue;
             }
             Slot slot = new Slot(p.name());
-            slot.index = table.add(slot, VirtualCursor.restored(max(PositionImpl.get(p.ackedLedger(),
+            table.add(slot, VirtualCursor.restored(max(PositionImpl.get(p.ackedLedger(),
                     p.ackedEntry()), markDeleted), p.ranges(), rules), null, expiresAt);
             byName.put(p.name(), slot);
         }
