@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * baselines, the measured window from the first measured send to the last delivery).
  *
  * <p>Threading: the main thread starts, adds processes and reads; one daemon thread ("bench-cpu-sampler") samples.
- * The sample lists and pid lists are guarded by {@code this} (sample, read) or are copy-on-write (pids);
+ * The sample lists (the thread samples and their count too) are guarded by {@code this} (sample, read), the pid
+ * lists are copy-on-write;
  * {@link #peakBrokerRss} is an atomic.
  */
 final class CpuSampler implements AutoCloseable {
@@ -28,6 +29,8 @@ final class CpuSampler implements AutoCloseable {
     enum Group { BROKER, CLIENTS, BENCH, MACHINE, STOLEN }
 
     private static final long PERIOD_MS = 200;
+    /** Reading every thread of the broker costs about a millisecond: once a second is enough for windows of 10 s+. */
+    private static final int THREAD_EVERY = 5;
 
     private final List<Long> brokerPids = new CopyOnWriteArrayList<>();
     private final List<Long> clientPids = new CopyOnWriteArrayList<>();
@@ -37,6 +40,12 @@ final class CpuSampler implements AutoCloseable {
     private final List<long[]> benchSamples = new ArrayList<>();
     private final List<long[]> machineSamples = new ArrayList<>();
     private final List<long[]> stolenSamples = new ArrayList<>();
+    /**
+     * The broker processes' CPU by group of threads ({@link ThreadCpu}): {nanoTime, the processes' own CPU micros,
+     * then one CPU micros figure per group}, every {@value #THREAD_EVERY}th sample and at each {@link #mark}.
+     */
+    private final List<long[]> threadSamples = new ArrayList<>();
+    private int periodicSamples;
     /** Per pid the first CPU reading and the last, so that a process added late or gone stays constant. */
     private final java.util.Map<Long, Long> lastCpuMicros = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicLong peakBrokerRss = new AtomicLong(-1);
@@ -53,8 +62,8 @@ final class CpuSampler implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        sample();
-        sampler.scheduleAtFixedRate(this::sample, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
+        sample(true);
+        sampler.scheduleAtFixedRate(this::periodicSample, PERIOD_MS, PERIOD_MS, TimeUnit.MILLISECONDS);
     }
 
     /** True when the broker's process is known and readable. */
@@ -66,14 +75,18 @@ final class CpuSampler implements AutoCloseable {
     void addClient(long pid) {
         lastCpuMicros.put(pid, micros(ProcStats.cpuSeconds(pid)));
         clientPids.add(pid);
-        sample();
+        sample(false);
     }
 
     private static long micros(double seconds) {
         return seconds < 0 ? -1 : Math.round(seconds * 1e6);
     }
 
-    private synchronized void sample() {
+    private synchronized void periodicSample() {
+        sample(++periodicSamples % THREAD_EVERY == 0);
+    }
+
+    private synchronized void sample(boolean threads) {
         long now = System.nanoTime();
         brokerSamples.add(new long[] {now, total(brokerPids)});
         clientSamples.add(new long[] {now, total(clientPids)});
@@ -86,6 +99,23 @@ final class CpuSampler implements AutoCloseable {
         for (long pid : brokerPids) {
             peakBrokerRss.accumulateAndGet(ProcStats.rssBytes(pid), Math::max);
         }
+        if (threads) {
+            sampleThreads(now);
+        }
+    }
+
+    private void sampleThreads(long now) {
+        long[] s = new long[ThreadCpu.OTHER + 3];
+        s[0] = now;
+        long[] groups = new long[ThreadCpu.OTHER + 1];
+        for (long pid : brokerPids) {
+            if (!ThreadCpu.read(pid, groups)) {
+                return;
+            }
+            s[1] += Math.max(0, micros(ProcStats.cpuSeconds(pid)));
+        }
+        System.arraycopy(groups, 0, s, 2, groups.length);
+        threadSamples.add(s);
     }
 
     /** CPU microseconds of {@code pids} now; a process that can no longer be read counts with its last reading. */
@@ -103,13 +133,33 @@ final class CpuSampler implements AutoCloseable {
 
     /** A sample now (at the start or end of a phase, for precision). */
     void mark() {
-        sample();
+        sample(true);
     }
 
     /** CPU seconds of {@code group} between two {@link System#nanoTime} instants, interpolated between samples. */
     synchronized double cpuSeconds(Group group, long fromNanos, long toNanos) {
         List<long[]> s = samples(group);
         return (at(s, toNanos) - at(s, fromNanos)) / 1e6;
+    }
+
+    /**
+     * The broker's CPU seconds by group of threads between two {@link System#nanoTime} instants, interpolated between
+     * thread samples: {@link ThreadCpu#OTHER} + 2 figures, one per group ({@link ThreadCpu#name}) and last the part
+     * of the processes' own CPU that no live thread holds (threads that ended); null without two thread samples.
+     */
+    synchronized double[] threadSeconds(long fromNanos, long toNanos) {
+        if (threadSamples.size() < 2) {
+            return null;
+        }
+        double[] out = new double[ThreadCpu.OTHER + 2];
+        double inGroups = 0;
+        for (int g = 0; g <= ThreadCpu.OTHER; g++) {
+            out[g] = (at(threadSamples, toNanos, g + 2) - at(threadSamples, fromNanos, g + 2)) / 1e6;
+            inGroups += out[g];
+        }
+        double process = (at(threadSamples, toNanos, 1) - at(threadSamples, fromNanos, 1)) / 1e6;
+        out[ThreadCpu.OTHER + 1] = Math.max(0, process - inGroups);
+        return out;
     }
 
     /** True when the machine's CPU ({@link Group#MACHINE}, {@link Group#STOLEN}) is known (Linux). */
@@ -163,21 +213,26 @@ final class CpuSampler implements AutoCloseable {
     }
 
     private static double at(List<long[]> samples, long t) {
+        return at(samples, t, 1);
+    }
+
+    /** Column {@code c} of {nanoTime, ...} samples at {@code t}, interpolated linearly between the two around it. */
+    static double at(List<long[]> samples, long t, int c) {
         if (samples.isEmpty()) {
             return 0;
         }
         if (t <= samples.get(0)[0]) {
-            return samples.get(0)[1];
+            return samples.get(0)[c];
         }
         for (int i = 1; i < samples.size(); i++) {
             long[] b = samples.get(i);
             if (t <= b[0]) {
                 long[] a = samples.get(i - 1);
                 double f = b[0] == a[0] ? 1 : (double) (t - a[0]) / (b[0] - a[0]);
-                return a[1] + f * (b[1] - a[1]);
+                return a[c] + f * (b[c] - a[c]);
             }
         }
-        return samples.get(samples.size() - 1)[1];
+        return samples.get(samples.size() - 1)[c];
     }
 
     /** The largest broker resident set seen, or -1. */
@@ -188,6 +243,6 @@ final class CpuSampler implements AutoCloseable {
     @Override
     public void close() {
         sampler.shutdownNow();
-        sample();
+        sample(true);
     }
 }

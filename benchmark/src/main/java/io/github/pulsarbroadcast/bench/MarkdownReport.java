@@ -51,6 +51,16 @@ final class MarkdownReport {
                 + " Broker CPU per subscribe: the connect phase's. broker CPU (s) and clients CPU (s) span the first"
                 + " subscribe to the end of the drain.\n");
         md.append("\n## CPU and baselines\n\n").append(SummaryTables.cpuTable(results));
+        String threads = SummaryTables.threadTable(results);
+        if (!threads.isEmpty()) {
+            md.append("\n## The broker's CPU by thread\n\n").append(threads).append("\nCPU seconds of the broker"
+                    + " JVM's threads by group, from /proc/<pid>/task (each thread's name, cut to 15 characters,"
+                    + " chooses its group by prefix; docs/benchmarks.md lists them), over the measured window and"
+                    + " the connect phase; in parentheses the share of the span's total. The broker JVM holds"
+                    + " ZooKeeper and the bookie (\"storage and metadata\"); with the floor mode it is the floor"
+                    + " server, whose floor-io threads count as event loops. \"threads that ended\" is the"
+                    + " process's CPU that no thread alive at the span's end held.\n");
+        }
         String stages = StageTable.markdown(results);
         if (!stages.isEmpty()) {
             md.append("\n## Where the time goes (broker stages, from the broker's metrics)\n\n").append(stages);

@@ -28,15 +28,29 @@ final class ProcStats {
     /** User plus system CPU seconds of {@code pid} so far, or -1 when unreadable. */
     static double cpuSeconds(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII);
-            // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-            // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
-            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            return ticks / TICKS_PER_SECOND;
+            return statTicks(Files.readString(Path.of("/proc", Long.toString(pid), "stat"),
+                    StandardCharsets.US_ASCII)) / TICKS_PER_SECOND;
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /** utime + stime in clock ticks of a process's or thread's {@code stat} line. */
+    static long statTicks(String stat) {
+        // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+        // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    /** The command name of a {@code stat} line: a thread's name, cut to 15 characters by Linux. */
+    static String statName(String stat) {
+        return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    }
+
+    /** Clock ticks in microseconds. */
+    static long ticksToMicros(long ticks) {
+        return Math.round(ticks * 1e6 / TICKS_PER_SECOND);
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.github.pulsarbroadcast.bench;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -101,7 +103,9 @@ final class RunMeter implements AutoCloseable {
                 double w = sampler.cpuSeconds(CpuSampler.Group.BROKER, windowFrom, windowTo);
                 b.cpuSecondsWindow = ResultCollector.centiseconds(w);
                 b.cpuUsPerDelivery = perUnit(w, deliveries);
+                b.threadCpuSecondsWindow = byThread(sampler.threadSeconds(windowFrom, windowTo));
             }
+            b.threadCpuSecondsConnect = byThread(sampler.threadSeconds(connectStart, split));
             b.idleCpuPerSecond = idle == null ? -1 : round3(idle[0]);
             b.connectedCpuPerSecond = busyIdle == null ? -1 : round3(busyIdle[0]);
             b.peakRssBytes = sampler.peakBrokerRss();
@@ -169,6 +173,22 @@ final class RunMeter implements AutoCloseable {
     private double cpu(CpuSampler.Group g, long from, long to) {
         return ResultCollector.centiseconds(sampler.cpuSeconds(g, from, to));
     }
+
+    /** The groups' figures by name, in {@link ThreadCpu}'s order, the ended threads' part last; null for null. */
+    private static Map<String, Double> byThread(double[] seconds) {
+        if (seconds == null) {
+            return null;
+        }
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (int g = 0; g <= ThreadCpu.OTHER; g++) {
+            m.put(ThreadCpu.name(g), ResultCollector.centiseconds(seconds[g]));
+        }
+        m.put(ENDED_THREADS, ResultCollector.centiseconds(seconds[ThreadCpu.OTHER + 1]));
+        return m;
+    }
+
+    /** The name of the process's CPU that no live thread held at the end of a span. */
+    static final String ENDED_THREADS = "threads that ended";
 
     private static double perUnit(double seconds, long units) {
         return units <= 0 ? 0 : Math.round(seconds * 1e6 / units * 100) / 100.0;

@@ -61,6 +61,46 @@ final class SummaryTables {
         return t.toString();
     }
 
+    /**
+     * The broker JVM's CPU by group of threads over the measured window and the connect phase, one row each per run
+     * (empty when no run has the figures).
+     */
+    static String threadTable(List<ModeResult> results) {
+        StringBuilder t = new StringBuilder();
+        for (ModeResult r : results) {
+            if (r.broker == null) {
+                continue;
+            }
+            row(t, r, "measured window", r.broker.threadCpuSecondsWindow);
+            row(t, r, "connect phase", r.broker.threadCpuSecondsConnect);
+        }
+        if (t.length() == 0) {
+            return "";
+        }
+        StringBuilder head = new StringBuilder("| mode | client | consumers | run | span | all threads (s)");
+        StringBuilder align = new StringBuilder("|---|---|---:|---:|---|---:");
+        for (int g = 0; g <= ThreadCpu.OTHER; g++) {
+            head.append(" | ").append(ThreadCpu.name(g));
+            align.append("|---:");
+        }
+        head.append(" | ").append(RunMeter.ENDED_THREADS).append(" |\n");
+        align.append("|---:|\n");
+        return head.append(align).append(t).toString();
+    }
+
+    private static void row(StringBuilder t, ModeResult r, String span, java.util.Map<String, Double> seconds) {
+        if (seconds == null) {
+            return;
+        }
+        double all = seconds.values().stream().mapToDouble(Double::doubleValue).sum();
+        t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %s | %.2f", r.mode, kind(r), r.consumers,
+                r.repeat + 1, span, all));
+        for (double v : seconds.values()) {
+            t.append(String.format(Locale.ROOT, " | %.2f (%.0f%%)", v, all > 0 ? 100 * v / all : 0));
+        }
+        t.append(" |\n");
+    }
+
     private static String mib(long bytes) {
         return bytes < 0 ? NONE : String.format(Locale.ROOT, "%,d", bytes >> 20);
     }

@@ -142,6 +142,25 @@ final class ReportChecks {
         assertTrue(b.get("peakRssBytes").asLong() > 0, mode + ": broker RSS");
         assertTrue(b.get("lifetimePeakRssBytes").asLong() >= b.get("peakRssBytes").asLong() - 1024 * 1024,
                 mode + ": lifetime peak RSS");
+        checkThreads(mode, b);
+    }
+
+    /**
+     * The CPU by thread group adds up to the process's CPU over the window (the groups are read once a second, the
+     * process five times: interpolation may differ by up to a second of the broker's CPU at each end).
+     */
+    private static void checkThreads(String mode, JsonNode b) {
+        JsonNode w = b.get("threadCpuSecondsWindow");
+        assertNotNull(w, mode + ": broker CPU by thread group");
+        assertNotNull(b.get("threadCpuSecondsConnect"), mode + ": broker CPU by thread group while connecting");
+        double sum = 0;
+        for (JsonNode v : w) {
+            assertTrue(v.asDouble() >= 0, mode + ": a thread group's CPU");
+            sum += v.asDouble();
+        }
+        double window = b.get("cpuSecondsWindow").asDouble();
+        assertEquals(sum, window, 1.0 + 0.1 * window, mode + ": thread groups against the process over the window");
+        assertTrue(w.get("event loops").asDouble() > 0, mode + ": the event loops worked");
     }
 
     private static void checkBacklog(String mode, JsonNode b, boolean pauses, int consumers) {

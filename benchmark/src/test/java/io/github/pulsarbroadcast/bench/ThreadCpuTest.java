@@ -1,0 +1,100 @@
+package io.github.pulsarbroadcast.bench;
+
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertTrue;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.Awaitility;
+import org.testng.SkipException;
+import org.testng.annotations.Test;
+
+/**
+ * The broker's CPU by thread group ({@link ThreadCpu}): names sorted into their groups, {@code stat} lines parsed
+ * whatever the thread's name holds, and a real reading of this JVM's threads that agrees with the JVM's own count of
+ * one busy thread's CPU.
+ *
+ * <p>Threading: the test thread, and one spinning thread in {@link #aBusyThreadShowsInItsGroup}.
+ */
+@Test(groups = "unit")
+public class ThreadCpuTest {
+
+    @Test(timeOut = 10_000)
+    public void namesGoToTheirGroups() {
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("pulsar-io-4-1")), "event loops");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("floor-io-3-2")), "event loops", "the floor's compare");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("broadcast-dispa")), "broadcast dispatch");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("broadcast-posit")), "broadcast, other");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("C2 CompilerThre")), "JIT compilers");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("GC Thread#1")), "GC and VM");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("pulsar-stats-up")), "stock stats and metrics");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("metadata-store-")), "storage and metadata");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("BookieJournal-3")), "storage and metadata");
+        assertEquals(ThreadCpu.name(ThreadCpu.classify("pulsar-13-1")), "broker, other",
+                "a pulsar thread no earlier group takes");
+        assertEquals(ThreadCpu.classify("main"), ThreadCpu.OTHER);
+        assertEquals(ThreadCpu.name(ThreadCpu.OTHER), ThreadCpu.OTHER_NAME);
+    }
+
+    @Test(timeOut = 10_000)
+    public void parsesANameWithSpacesAndParentheses() {
+        String stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 56 0 0 20 0 1 0 99 0 0";
+        assertEquals(ProcStats.statName(stat), "a (b) c");
+        assertEquals(ProcStats.statTicks(stat), 1234 + 56);
+    }
+
+    @Test(timeOut = 10_000)
+    public void interpolatesAnyColumn() {
+        List<long[]> s = List.of(new long[] {0, 0, 100}, new long[] {1_000, 10, 300}, new long[] {2_000, 20, 300});
+        assertEquals(CpuSampler.at(s, 500, 2), 200.0, 1e-9);
+        assertEquals(CpuSampler.at(s, 1_500, 2), 300.0, 1e-9);
+        assertEquals(CpuSampler.at(s, -5, 2), 100.0, 1e-9, "before the first sample: the first");
+        assertEquals(CpuSampler.at(s, 9_999, 1), 20.0, 1e-9, "after the last: the last");
+    }
+
+    /**
+     * A thread named as the plugin names its dispatch threads spins for a while; its group's CPU in a reading of this
+     * JVM grows by what the JVM counts for that thread (within two clock ticks and the rest of the group, which is
+     * empty here).
+     */
+    @Test(timeOut = 60_000)
+    public void aBusyThreadShowsInItsGroup() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        if (!ProcStats.available(pid)) {
+            throw new SkipException("no /proc here");
+        }
+        int group = ThreadCpu.classify("broadcast-dispa");
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread busy = new Thread(() -> {
+            long x = 0;
+            while (!stop.get()) {
+                x += System.nanoTime() & 1;
+            }
+            if (x == 42) {
+                System.out.print("");
+            }
+        }, "broadcast-dispatch-test");
+        long[] before = new long[ThreadCpu.OTHER + 1];
+        assertTrue(ThreadCpu.read(pid, before));
+        busy.start();
+        try {
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> mx.getThreadCpuTime(busy.getId()) > 400_000_000L);
+            long[] after = new long[ThreadCpu.OTHER + 1];
+            long jvmBefore = mx.getThreadCpuTime(busy.getId()) / 1_000;
+            assertTrue(ThreadCpu.read(pid, after));
+            long jvmAfter = mx.getThreadCpuTime(busy.getId()) / 1_000;
+            long grew = after[group] - before[group];
+            // /proc counts in clock ticks (10 ms): allow two of them either side of the JVM's bracket
+            assertTrue(grew >= jvmBefore - 20_000 && grew <= jvmAfter + 20_000, "the dispatch group grew by " + grew
+                    + " us, the busy thread used " + jvmBefore + " to " + jvmAfter + " us");
+        } finally {
+            stop.set(true);
+            busy.join(10_000);
+        }
+    }
+}
