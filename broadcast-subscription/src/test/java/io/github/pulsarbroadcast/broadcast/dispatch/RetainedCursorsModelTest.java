@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertSame;
 import static org.testng.Assert.assertTrue;
 import static org.testng.Assert.fail;
@@ -22,8 +23,10 @@ import org.testng.annotations.Test;
  * A randomized model test of {@link RetainedCursors} and its {@link PositionTable}: random schedules of joins (named
  * and anonymous, fresh and resuming), leaves (retained or dropped), scans with a rising mark-delete and a moving
  * clock (which expire retained positions while the scan walks the rows it swaps), resets and drops of every retained
- * position, and restarts (every named position saved and restored into a new registry), checked after every step
- * against a plain map of names. A failure names its seed; rerun it with
+ * position, and restarts (every named position saved and restored into a new registry), and subscribes that wait
+ * for a connected name to be released ({@code whenReleased}, {@code forgetRelease}, the busy-name wait: each row
+ * lookup after the swaps of the other steps), checked after every step against a plain map of names: a waiting task
+ * runs once, when its holder leaves, unless it was forgotten. A failure names its seed; rerun it with
  * {@code -Dbroadcast.retained.seed=<seed>}.
  *
  * <p>Threading: TestNG's test thread only.
@@ -46,6 +49,22 @@ public class RetainedCursorsModelTest {
         long resetAt;
         BroadcastConsumer attached;
         long expiresAtNanos;
+        /** Tasks waiting for this name's holder to leave, in the order they were registered. */
+        final List<Runnable> waiting = new ArrayList<>();
+    }
+
+    /** A waiting subscribe's continuation: records that it ran. */
+    private static final class Waiter implements Runnable {
+        private final List<Runnable> ran;
+
+        Waiter(List<Runnable> ran) {
+            this.ran = ran;
+        }
+
+        @Override
+        public void run() {
+            ran.add(this);
+        }
     }
 
     @Test(groups = "unit", timeOut = 120_000)
@@ -69,13 +88,19 @@ public class RetainedCursorsModelTest {
         long now = 1_000_000_000L;
         long markDeleted = 0;
         RetainedCursors.Scan scan = new RetainedCursors.Scan();
+        List<Runnable> ran = new ArrayList<>();
+        List<BroadcastConsumer> former = new ArrayList<>();
         for (int step = 0; step < 300; step++) {
             int op = rnd.nextInt(100);
-            if (op < 35) {
+            if (op < 32) {
                 String name = rnd.nextInt(5) == 0 ? "" : "car-" + rnd.nextInt(40);
                 join(cursors, named, anonymous, name, markDeleted + rnd.nextInt(20));
+            } else if (op < 55) {
+                leave(cursors, named, anonymous, rnd, now + rnd.nextInt(5_000), ran, former);
             } else if (op < 60) {
-                leave(cursors, named, anonymous, rnd, now + rnd.nextInt(5_000));
+                waitFor(cursors, named, rnd, ran, former);
+            } else if (op < 63) {
+                forget(cursors, named, rnd);
             } else if (op < 90) {
                 now += rnd.nextInt(3_000);
                 markDeleted += rnd.nextInt(4);
@@ -100,7 +125,49 @@ public class RetainedCursorsModelTest {
                 cursors = restoredCopy(cursors, named, anonymous, now, markDeleted);
             }
             checkCounts(cursors, named, anonymous, now);
+            assertEquals(ran, List.of(), "a waiting task ran while its holder stayed");
         }
+    }
+
+    /**
+     * A subscribe waits for a connected name (it gets a task to run when the holder leaves); now and then one asks
+     * about a consumer that already left, which is refused (the caller then retries the subscribe at once).
+     */
+    private static void waitFor(RetainedCursors cursors, Map<String, Position> named, Random rnd, List<Runnable> ran,
+                                List<BroadcastConsumer> former) {
+        Waiter task = new Waiter(ran);
+        if (!former.isEmpty() && rnd.nextInt(4) == 0) {
+            BroadcastConsumer gone = former.get(rnd.nextInt(former.size()));
+            Position now = named.get(gone.name);
+            if (now == null || now.attached != gone) {
+                assertFalse(cursors.whenReleased(gone, task), "a wait on a holder that left");
+            }
+            return;
+        }
+        List<Position> holders = new ArrayList<>();
+        named.forEach((name, p) -> {
+            if (!name.isEmpty() && p.attached != null) {
+                holders.add(p);
+            }
+        });
+        if (holders.isEmpty()) {
+            return;
+        }
+        Position p = holders.get(rnd.nextInt(holders.size()));
+        assertTrue(cursors.whenReleased(p.attached, task), "a wait on " + p.attached.name);
+        p.waiting.add(task);
+    }
+
+    /** A waiting subscribe gives up (its client went away or its time ran out). */
+    private static void forget(RetainedCursors cursors, Map<String, Position> named, Random rnd) {
+        List<Position> withWaiters = new ArrayList<>();
+        named.values().stream().filter(p -> !p.waiting.isEmpty()).forEach(withWaiters::add);
+        if (withWaiters.isEmpty()) {
+            return;
+        }
+        Position p = withWaiters.get(rnd.nextInt(withWaiters.size()));
+        Runnable task = p.waiting.remove(rnd.nextInt(p.waiting.size()));
+        cursors.forgetRelease(p.attached, task);
     }
 
     /**
@@ -118,6 +185,7 @@ public class RetainedCursorsModelTest {
         anonymous.clear();
         for (Position p : named.values()) {
             long acked = p.cursor == null ? p.resetAt : p.cursor.acknowledged().getEntryId();
+            p.waiting.clear(); // the old broker's waiting subscribes are gone with it
             p.cursor = null; // a new cursor that starts at resetAt
             p.resetAt = Math.max(acked, markDeleted);
             p.attached = null;
@@ -154,7 +222,7 @@ public class RetainedCursorsModelTest {
     }
 
     private static void leave(RetainedCursors cursors, Map<String, Position> named, List<Position> anonymous,
-                              Random rnd, long until) {
+                              Random rnd, long until, List<Runnable> ran, List<BroadcastConsumer> former) {
         List<Position> connected = new ArrayList<>(anonymous);
         named.values().stream().filter(p -> p.attached != null).forEach(connected::add);
         if (connected.isEmpty()) {
@@ -163,6 +231,10 @@ public class RetainedCursorsModelTest {
         Position p = connected.get(rnd.nextInt(connected.size()));
         boolean retain = rnd.nextBoolean();
         cursors.detach(p.attached, retain, until);
+        assertEquals(ran, p.waiting, "the tasks waiting for " + p.attached.name + " ran once each, in order");
+        ran.clear();
+        p.waiting.clear();
+        former.add(p.attached);
         if (p.attached.name.isEmpty()) {
             anonymous.remove(p);
         } else if (retain) {
@@ -217,6 +289,7 @@ public class RetainedCursorsModelTest {
             assertEquals(p.retainedUntilMillis() == 0, named.get(p.name()).attached != null, "retention of "
                     + p.name());
         }
+        named.forEach((name, p) -> assertEquals(cursors.waitingFor(name), p.waiting.size(), "waiting for " + name));
         assertEquals(saved, named.keySet(), "saved names");
         EntryOffsets offsets = EntryOffsets.of(new java.util.TreeMap<>(Map.of(LEDGER, 1_000L)),
                 PositionImpl.get(LEDGER, 999));
