@@ -4,7 +4,9 @@
 #   broker: 100 per connection, 60-s warm-up (broker-profile-results.md); fleet: 5,000 per connection, 30-s warm-up
 #   (fleet-profile-results.md). Each sample is counted once, in the first category that matches, in this order.
 #   breakdown.sh   (run in this directory)
-zcat broker-measured-window.collapsed.gz | awk '{n=$NF; tot+=n;
+#   breakdown.sh BROKER.collapsed.gz   (the broker's categories alone, for another profile: the twenty-second session's)
+broker=${1:-broker-measured-window.collapsed.gz}
+zcat "$broker" | awk '{n=$NF; tot+=n;
   if ($0 ~ /^\[C[12] Compiler/) c["JIT compiler threads"]+=n;
   else if ($0 ~ /RetainedCursors.scan/) c["periodic sync: the scan over every position"]+=n;
   else if ($0 ~ /SubscriptionEngine.sync/) c["periodic sync: the rest"]+=n;
@@ -22,6 +24,7 @@ zcat broker-measured-window.collapsed.gz | awk '{n=$NF; tot+=n;
   else if ($0 ~ /^\[GC|^\[VM Thread/) c["GC and VM"]+=n;
   else c["other"]+=n}
   END {printf "%5d 100.0%%  broker: all samples\n", tot; for (k in c) printf "%5d %4.1f%%  %s\n", c[k], 100*c[k]/tot, k}' | sort -k1 -rn
+[ $# -gt 0 ] && exit 0
 zcat fleet-measured-window.collapsed.gz | awk '{n=$NF; tot+=n;
   if ($0 ~ /^\[C[12] Compiler/) c["JIT compiler threads"]+=n;
   else if ($0 ~ /channelReadComplete/) c["writing the gathered acks"]+=n;
