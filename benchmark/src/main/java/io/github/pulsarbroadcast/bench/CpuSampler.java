@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * baselines, the measured window from the first measured send to the last delivery).
  *
  * <p>Threading: the main thread starts, adds processes and reads; one daemon thread ("bench-cpu-sampler") samples.
- * The sample lists (the thread samples and their count too) are guarded by {@code this} (sample, read), the pid
- * lists are copy-on-write;
+ * The sample lists (the thread samples, their running totals and count too) are guarded by {@code this} (sample,
+ * read), the pid lists are copy-on-write;
  * {@link #peakBrokerRss} is an atomic.
  */
 final class CpuSampler implements AutoCloseable {
@@ -45,6 +45,7 @@ final class CpuSampler implements AutoCloseable {
      * then one CPU micros figure per group}, every {@value #THREAD_EVERY}th sample and at each {@link #mark}.
      */
     private final List<long[]> threadSamples = new ArrayList<>();
+    private final ThreadCpu.Totals threadTotals = new ThreadCpu.Totals();
     private int periodicSamples;
     /** Per pid the first CPU reading and the last, so that a process added late or gone stays constant. */
     private final java.util.Map<Long, Long> lastCpuMicros = new java.util.concurrent.ConcurrentHashMap<>();
@@ -107,13 +108,13 @@ final class CpuSampler implements AutoCloseable {
     private void sampleThreads(long now) {
         long[] s = new long[ThreadCpu.OTHER + 3];
         s[0] = now;
-        long[] groups = new long[ThreadCpu.OTHER + 1];
         for (long pid : brokerPids) {
-            if (!ThreadCpu.read(pid, groups)) {
+            if (!ThreadCpu.read(pid, threadTotals)) {
                 return;
             }
             s[1] += Math.max(0, micros(ProcStats.cpuSeconds(pid)));
         }
+        long[] groups = threadTotals.groups();
         System.arraycopy(groups, 0, s, 2, groups.length);
         threadSamples.add(s);
     }
@@ -145,7 +146,7 @@ final class CpuSampler implements AutoCloseable {
     /**
      * The broker's CPU seconds by group of threads between two {@link System#nanoTime} instants, interpolated between
      * thread samples: {@link ThreadCpu#OTHER} + 2 figures, one per group ({@link ThreadCpu#name}) and last the part
-     * of the processes' own CPU that no live thread holds (threads that ended); null without two thread samples.
+     * of the processes' own CPU that no group holds (threads that ended); null without two thread samples.
      */
     synchronized double[] threadSeconds(long fromNanos, long toNanos) {
         if (threadSamples.size() < 2) {

@@ -59,7 +59,8 @@ final class MarkdownReport {
                     + " the connect phase; in parentheses the share of the span's total. The broker JVM holds"
                     + " ZooKeeper and the bookie (\"storage and metadata\"); with the floor mode it is the floor"
                     + " server, whose floor-io threads count as event loops. \"threads that ended\" is the"
-                    + " process's CPU that no thread alive at the span's end held.\n");
+                    + " process's CPU that no group holds: what threads that ended used after the last reading that"
+                    + " saw them.\n");
         }
         String stages = StageTable.markdown(results);
         if (!stages.isEmpty()) {

@@ -218,8 +218,8 @@ public final class ModeResult {
         public long directMemoryUsedBytes = -1;
         /**
          * CPU seconds by group of the broker JVM's threads ({@code ThreadCpu}: event loops, the plugin's threads,
-         * JIT, GC, stock stats, storage and metadata, ...; "threads that ended" is the process's CPU that no live
-         * thread held) over the measured window and over the connect phase; null when not measured (not Linux).
+         * JIT, GC, stock stats, storage and metadata, ...; "threads that ended" is the process's CPU that no group
+         * holds) over the measured window and over the connect phase; null when not measured (not Linux).
          */
         public java.util.Map<String, Double> threadCpuSecondsWindow;
         public java.util.Map<String, Double> threadCpuSecondsConnect;
@@ -275,13 +275,6 @@ public final class ModeResult {
         /** With the Java client: this JVM's heap after a full collection and its direct memory; -1: unknown. */
         public long heapUsedAfterGcBytes = -1;
         public long directMemoryUsedBytes = -1;
-        /**
-         * CPU seconds by group of the broker JVM's threads ({@code ThreadCpu}: event loops, the plugin's threads,
-         * JIT, GC, stock stats, storage and metadata, ...; "threads that ended" is the process's CPU that no live
-         * thread held) over the measured window and over the connect phase; null when not measured (not Linux).
-         */
-        public java.util.Map<String, Double> threadCpuSecondsWindow;
-        public java.util.Map<String, Double> threadCpuSecondsConnect;
     }
 
     /** One rate of a capacity run, on the same consumers as the steps before. Threading: as above. */

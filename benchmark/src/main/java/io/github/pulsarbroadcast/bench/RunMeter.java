@@ -187,7 +187,7 @@ final class RunMeter implements AutoCloseable {
         return m;
     }
 
-    /** The name of the process's CPU that no live thread held at the end of a span. */
+    /** The name of the process's CPU that no group holds (threads that ended after their last reading). */
     static final String ENDED_THREADS = "threads that ended";
 
     private static double perUnit(double seconds, long units) {

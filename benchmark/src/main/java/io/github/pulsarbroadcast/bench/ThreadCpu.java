@@ -5,7 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A JVM's CPU time by group of threads, from Linux's {@code /proc/<pid>/task/<tid>/stat}: each thread's name (the
@@ -17,10 +19,14 @@ import java.util.List;
  * fresh start; one CPU figure for the whole process cannot say which part a change moved or what a ratio between two
  * builds is made of. The floor server's event loops ({@code floor-io}) count as event loops, so that the two compare.
  *
- * <p>A thread that ends takes its time out of the sum (Linux keeps it in the process's total only): the reader of two
- * readings compares their sum with the process's own CPU over the same span ({@link RunMeter}).
+ * <p>{@link Totals} keeps each group's figure a running total of what its threads used between readings (each
+ * thread's growth since the reading before, by thread id), so that a thread that ends does not take its earlier time
+ * out of its group: what it used after the last reading that saw it is lost to the groups (Linux keeps it in the
+ * process's total only), and the reader compares the groups' sum with the process's own CPU over the same span
+ * ({@link RunMeter}).
  *
- * <p>Threading: stateless; any thread.
+ * <p>Threading: the static methods are stateless, any thread; a {@link Totals} is confined to its caller's
+ * synchronization (its fields are unguarded).
  */
 final class ThreadCpu {
 
@@ -76,11 +82,10 @@ final class ThreadCpu {
     }
 
     /**
-     * CPU microseconds of every live thread of {@code pid} by group ({@link #OTHER} + 1 entries) added into
-     * {@code into}; false, with {@code into} unchanged in part or whole, when the process cannot be read. A thread
-     * that ends while it is read is skipped.
+     * Reads every live thread of {@code pid} into {@code totals}; false, with the totals of the threads read so far
+     * updated, when the process cannot be read. A thread that ends while it is read is skipped.
      */
-    static boolean read(long pid, long[] into) {
+    static boolean read(long pid, Totals totals) {
         Path tasks = Path.of("/proc", Long.toString(pid), "task");
         try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
             for (Path t : threads) {
@@ -90,11 +95,43 @@ final class ThreadCpu {
                 } catch (IOException gone) {
                     continue;
                 }
-                into[classify(ProcStats.statName(stat))] += ProcStats.ticksToMicros(ProcStats.statTicks(stat));
+                totals.add(Long.parseLong(t.getFileName().toString()), classify(ProcStats.statName(stat)),
+                        ProcStats.ticksToMicros(ProcStats.statTicks(stat)));
             }
             return true;
         } catch (IOException | RuntimeException e) {
             return false;
+        }
+    }
+
+    /**
+     * Per group, the CPU microseconds its threads used since the first reading, grown by each thread's growth since
+     * the reading before. Threading: see the class.
+     */
+    static final class Totals {
+        /** Per thread id: {group, CPU micros at the last reading}. */
+        private final Map<Long, long[]> last = new HashMap<>();
+        private final long[] groups = new long[OTHER + 1];
+
+        /** Thread {@code tid} of group {@code group} has used {@code micros} so far. */
+        void add(long tid, int group, long micros) {
+            long[] seen = last.get(tid);
+            if (seen == null) {
+                last.put(tid, new long[] {group, micros});
+                groups[group] += micros; // new since the last reading (or the first reading)
+            } else if (seen[0] != group || micros < seen[1]) {
+                seen[0] = group; // the id of a thread that ended, reused by a new one
+                seen[1] = micros;
+                groups[group] += micros;
+            } else {
+                groups[group] += micros - seen[1];
+                seen[1] = micros;
+            }
+        }
+
+        /** A copy of the running totals, one per group. */
+        long[] groups() {
+            return groups.clone();
         }
     }
 }

@@ -14,8 +14,8 @@ import org.testng.annotations.Test;
 
 /**
  * The broker's CPU by thread group ({@link ThreadCpu}): names sorted into their groups, {@code stat} lines parsed
- * whatever the thread's name holds, and a real reading of this JVM's threads that agrees with the JVM's own count of
- * one busy thread's CPU.
+ * whatever the thread's name holds, running totals that an ended thread does not lower, and a real reading of this
+ * JVM's threads that agrees with the JVM's own count of one busy thread's CPU.
  *
  * <p>Threading: the test thread, and one spinning thread in {@link #aBusyThreadShowsInItsGroup}.
  */
@@ -55,6 +55,24 @@ public class ThreadCpuTest {
         assertEquals(CpuSampler.at(s, 9_999, 1), 20.0, 1e-9, "after the last: the last");
     }
 
+    /** Running totals: an ended thread keeps what it used in its group; a reused thread id counts as a new thread. */
+    @Test(timeOut = 10_000)
+    public void totalsNeverGoBack() {
+        ThreadCpu.Totals t = new ThreadCpu.Totals();
+        t.add(10, 0, 1_000);
+        t.add(11, 1, 500);
+        assertEquals(t.groups()[0], 1_000);
+        t.add(10, 0, 1_600);
+        assertEquals(t.groups()[0], 1_600, "a thread's growth since the last reading");
+        // thread 11 ended (no longer read): its group keeps its 500
+        assertEquals(t.groups()[1], 500);
+        t.add(11, 1, 200); // id 11 reused by a new thread of the same group
+        assertEquals(t.groups()[1], 700);
+        t.add(11, 2, 300); // and again by one of another group
+        assertEquals(t.groups()[1], 700);
+        assertEquals(t.groups()[2], 300);
+    }
+
     /**
      * A thread named as the plugin names its dispatch threads spins for a while; its group's CPU in a reading of this
      * JVM grows by what the JVM counts for that thread (within two clock ticks and the rest of the group, which is
@@ -78,15 +96,16 @@ public class ThreadCpuTest {
                 System.out.print("");
             }
         }, "broadcast-dispatch-test");
-        long[] before = new long[ThreadCpu.OTHER + 1];
-        assertTrue(ThreadCpu.read(pid, before));
+        ThreadCpu.Totals totals = new ThreadCpu.Totals();
+        assertTrue(ThreadCpu.read(pid, totals));
+        long[] before = totals.groups();
         busy.start();
         try {
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
                     .until(() -> mx.getThreadCpuTime(busy.getId()) > 400_000_000L);
-            long[] after = new long[ThreadCpu.OTHER + 1];
             long jvmBefore = mx.getThreadCpuTime(busy.getId()) / 1_000;
-            assertTrue(ThreadCpu.read(pid, after));
+            assertTrue(ThreadCpu.read(pid, totals));
+            long[] after = totals.groups();
             long jvmAfter = mx.getThreadCpuTime(busy.getId()) / 1_000;
             long grew = after[group] - before[group];
             // /proc counts in clock ticks (10 ms): allow two of them either side of the JVM's bracket
