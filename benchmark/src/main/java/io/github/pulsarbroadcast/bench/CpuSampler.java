@@ -108,12 +108,15 @@ final class CpuSampler implements AutoCloseable {
     private void sampleThreads(long now) {
         long[] s = new long[ThreadCpu.OTHER + 3];
         s[0] = now;
+        threadTotals.beginReading();
         for (long pid : brokerPids) {
-            if (!ThreadCpu.read(pid, threadTotals)) {
-                return;
+            long process = micros(ProcStats.cpuSeconds(pid));
+            if (process < 0 || !ThreadCpu.read(pid, threadTotals)) {
+                return; // gone, or the sampler is being stopped: no thread sample this time
             }
-            s[1] += Math.max(0, micros(ProcStats.cpuSeconds(pid)));
+            s[1] += process;
         }
+        threadTotals.endReading();
         long[] groups = threadTotals.groups();
         System.arraycopy(groups, 0, s, 2, groups.length);
         threadSamples.add(s);

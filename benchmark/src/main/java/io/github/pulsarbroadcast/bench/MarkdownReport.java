@@ -57,7 +57,8 @@ final class MarkdownReport {
                     + " JVM's threads by group, from /proc/<pid>/task (each thread's name, cut to 15 characters,"
                     + " chooses its group by prefix; docs/benchmarks.md lists them), over the measured window and"
                     + " the connect phase; in parentheses the share of the span's total. The broker JVM holds"
-                    + " ZooKeeper and the bookie (\"storage and metadata\"); with the floor mode it is the floor"
+                    + " ZooKeeper and the bookie (\"storage and metadata\" holds their threads and the broker's"
+                    + " clients of them); with the floor mode it is the floor"
                     + " server, whose floor-io threads count as event loops. \"threads that ended\" is the"
                     + " process's CPU that no group holds: what threads that ended used after the last reading that"
                     + " saw them.\n");

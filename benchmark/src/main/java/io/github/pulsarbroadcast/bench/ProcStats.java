@@ -43,6 +43,12 @@ final class ProcStats {
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
+    /** The start time of a process or thread, in clock ticks after boot, from its {@code stat} line (field 22). */
+    static long statStartTicks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+        return Long.parseLong(f[19]);
+    }
+
     /** The command name of a {@code stat} line: a thread's name, cut to 15 characters by Linux. */
     static String statName(String stat) {
         return stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));

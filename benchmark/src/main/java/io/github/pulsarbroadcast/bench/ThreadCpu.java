@@ -82,8 +82,10 @@ final class ThreadCpu {
     }
 
     /**
-     * Reads every live thread of {@code pid} into {@code totals}; false, with the totals of the threads read so far
-     * updated, when the process cannot be read. A thread that ends while it is read is skipped.
+     * Reads every live thread of {@code pid} into {@code totals} (between its {@link Totals#beginReading} and
+     * {@link Totals#endReading}, which may span several processes); false, with the totals of the threads read so far
+     * updated, when the process cannot be read or the reading thread was interrupted. A thread that ends while it is
+     * read is skipped.
      */
     static boolean read(long pid, Totals totals) {
         Path tasks = Path.of("/proc", Long.toString(pid), "task");
@@ -93,10 +95,13 @@ final class ThreadCpu {
                 try {
                     stat = Files.readString(t.resolve("stat"), StandardCharsets.US_ASCII);
                 } catch (IOException gone) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        return false;
+                    }
                     continue;
                 }
-                totals.add(Long.parseLong(t.getFileName().toString()), classify(ProcStats.statName(stat)),
-                        ProcStats.ticksToMicros(ProcStats.statTicks(stat)));
+                totals.add(Long.parseLong(t.getFileName().toString()), ProcStats.statStartTicks(stat),
+                        classify(ProcStats.statName(stat)), ProcStats.ticksToMicros(ProcStats.statTicks(stat)));
             }
             return true;
         } catch (IOException | RuntimeException e) {
@@ -105,27 +110,38 @@ final class ThreadCpu {
     }
 
     /**
-     * Per group, the CPU microseconds its threads used since the first reading, grown by each thread's growth since
-     * the reading before. Threading: see the class.
+     * Per group, a running total of CPU microseconds: the first reading adds each thread's CPU so far (only the
+     * difference between two readings means anything), every later one each thread's growth since the reading
+     * before. A thread is known by its id and start time: a new start time under a known id is a new thread (ids are
+     * reused), a known thread under a new name (renamed) moves on with its growth only. Threading: see the class.
      */
     static final class Totals {
-        /** Per thread id: {group, CPU micros at the last reading}. */
+        /** Per thread id: {start ticks, group, CPU micros at the last reading, number of that reading}. */
         private final Map<Long, long[]> last = new HashMap<>();
         private final long[] groups = new long[OTHER + 1];
+        private long reading;
 
-        /** Thread {@code tid} of group {@code group} has used {@code micros} so far. */
-        void add(long tid, int group, long micros) {
+        /** Starts a reading (of one or several processes). */
+        void beginReading() {
+            reading++;
+        }
+
+        /** Forgets the threads the reading that ends did not see (they ended). */
+        void endReading() {
+            last.values().removeIf(seen -> seen[3] != reading);
+        }
+
+        /** Thread {@code tid} (started {@code start} ticks after boot) of {@code group} has used {@code micros}. */
+        void add(long tid, long start, int group, long micros) {
             long[] seen = last.get(tid);
-            if (seen == null) {
-                last.put(tid, new long[] {group, micros});
-                groups[group] += micros; // new since the last reading (or the first reading)
-            } else if (seen[0] != group || micros < seen[1]) {
-                seen[0] = group; // the id of a thread that ended, reused by a new one
-                seen[1] = micros;
-                groups[group] += micros;
+            if (seen == null || seen[0] != start) {
+                last.put(tid, new long[] {start, group, micros, reading});
+                groups[group] += micros; // new since the reading before (or the first reading)
             } else {
-                groups[group] += micros - seen[1];
-                seen[1] = micros;
+                groups[group] += Math.max(0, micros - seen[2]);
+                seen[1] = group;
+                seen[2] = micros;
+                seen[3] = reading;
             }
         }
 
