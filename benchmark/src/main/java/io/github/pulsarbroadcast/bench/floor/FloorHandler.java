@@ -19,12 +19,12 @@ import org.apache.pulsar.common.protocol.PulsarHandler;
 /**
  * One client connection of the floor server: answers what a consumer asks on the way to its subscription (CONNECT,
  * partitioned metadata: none, lookup: this server, SUBSCRIBE, CLOSE_CONSUMER) and keeps each consumer's flow permits
- * and next message. Each published message goes to every consumer that has permits, written as the broker writes it
- * (a MESSAGE command in front of the shared entry), with one flush per connection and message; a consumer without
- * permits gets it when its FLOW arrives. While the connection is not writable (more than the server's high water
- * mark of written frames waits for the socket) nothing more is written: the frames still owed are written when it
- * becomes writable again, so the frames of a connection that falls behind wait in its consumers' state, not in the
- * heap. Acknowledgements are read and counted, nothing more. No storage, no cursor.
+ * and next message. Each published message goes to every consumer that has permits, the frames of one pass copied
+ * into one buffer ({@link FloorFrames}, as the broker's pass is), with one write and one flush per connection and
+ * message; a consumer without permits gets it when its FLOW arrives. A pass stops where the connection would pass
+ * the server's high water mark of written bytes: the frames still owed are written when it becomes writable again,
+ * so the frames of a connection that falls behind wait in its consumers' state, not in the heap. Acknowledgements are
+ * read and counted, nothing more. No storage, no cursor.
  *
  * <p>Threading: every method runs on the connection's event loop ({@link #publish} is handed over to it by
  * {@link FloorServer}); no field needs a lock.
@@ -39,6 +39,8 @@ final class FloorHandler extends PulsarHandler {
 
     private final FloorServer server;
     private final LongObjectHashMap<Sub> subs = new LongObjectHashMap<>();
+    /** This connection's frames of a pass; created with the context. */
+    private FloorFrames frames;
     private boolean handshakeDone;
     /** A pump stopped at an unwritable connection: resume when it becomes writable. */
     private boolean blocked;
@@ -51,6 +53,7 @@ final class FloorHandler extends PulsarHandler {
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
         super.channelActive(ctx);
+        frames = new FloorFrames(ctx);
         server.opened(this);
     }
 
@@ -101,7 +104,10 @@ final class FloorHandler extends PulsarHandler {
         Sub sub = subs.get(flow.getConsumerId());
         if (sub != null) {
             sub.permits += flow.getMessagePermits();
-            pump(flow.getConsumerId(), sub);
+            if (!blocked) {
+                pump(flow.getConsumerId(), sub, 1);
+                endPass(); // flushed at the end of the read
+            }
         }
     }
 
@@ -139,28 +145,48 @@ final class FloorHandler extends PulsarHandler {
     /** Message {@code seq} was published: every consumer with permits gets it now, one flush for them all. */
     void publish() {
         if (!blocked) { // a blocked connection is pumped again when it becomes writable
+            int left = subs.size();
             for (LongObjectHashMap.PrimitiveEntry<Sub> e : subs.entries()) {
-                pump(e.key(), e.value());
+                if (!pump(e.key(), e.value(), left--)) {
+                    break;
+                }
             }
+            endPass();
         }
         ctx.flush();
     }
 
-    /** Writes the consumer every published message it has permits for (flushed by the caller's flush). */
-    private void pump(long consumerId, Sub sub) {
+    /**
+     * Writes the pass. A pass stopped by the high water mark normally left the connection unwritable (its writability
+     * event resumes it); if the mark was met exactly, no event follows: pump again on the next turn.
+     */
+    private void endPass() {
+        frames.finish();
+        if (blocked && ctx.channel().isWritable()) {
+            blocked = false;
+            ctx.executor().execute(this::publish);
+        }
+    }
+
+    /**
+     * Adds to this pass every published message the consumer has permits for ({@code consumersLeft}: consumers of
+     * the pass from this one on, to size its buffer); false when the connection's high water mark stopped it (then
+     * {@link #blocked}). The caller finishes the pass and flushes.
+     */
+    private boolean pump(long consumerId, Sub sub, int consumersLeft) {
         int last = server.published();
         while (sub.permits > 0 && sub.next <= last) {
-            if (!ctx.channel().isWritable()) {
-                blocked = true;
-                return;
-            }
             ByteBuf entry = server.entry(sub.next);
             if (entry != null) {
-                ctx.write(Commands.newMessage(consumerId, 0, sub.next, -1, 0, entry.retainedDuplicate(), null),
-                        ctx.voidPromise());
+                if (!frames.fits()) {
+                    blocked = true;
+                    return false;
+                }
+                frames.add(consumerId, sub.next, entry, consumersLeft);
                 sub.permits--;
             }
             sub.next++;
         }
+        return true;
     }
 }

@@ -40,8 +40,9 @@ import org.apache.pulsar.common.protocol.Commands;
  * it publishes {@code totalMessages} messages of {@code messageSize} bytes at a fixed rate to every subscribed
  * consumer; each entry is encoded once, the way a producer and the broker would have made it (metadata with sequence
  * id, publish time and the intended send time as event time, CRC32C checksum, broker entry metadata with the broker
- * timestamp), and every consumer's MESSAGE frame is written in front of that shared entry, as long as its connection
- * is writable ({@link FloorHandler}: back-pressure, as a broker's). What a consumer fleet costs against it, and its
+ * timestamp), and every consumer's MESSAGE frame carries a copy of that entry, the frames of a connection's pass in
+ * one buffer as the broker writes them ({@link FloorFrames}), as long as its connection is writable
+ * ({@link FloorHandler}: back-pressure, as a broker's). What a consumer fleet costs against it, and its
  * latency, are this machine's floor for the workload.
  *
  * <p>Threading: one scheduler thread ("floor-publisher") publishes; {@link #entries}, {@link #published} (volatile)
