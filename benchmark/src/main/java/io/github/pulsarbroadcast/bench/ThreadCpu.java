@@ -100,8 +100,9 @@ final class ThreadCpu {
                     }
                     continue;
                 }
-                totals.add(Long.parseLong(t.getFileName().toString()), ProcStats.statStartTicks(stat),
-                        classify(ProcStats.statName(stat)), ProcStats.ticksToMicros(ProcStats.statTicks(stat)));
+                ProcStats.Stat parsed = ProcStats.Stat.of(stat);
+                totals.add(Long.parseLong(t.getFileName().toString()), parsed.startTicks, classify(parsed.name),
+                        ProcStats.ticksToMicros(parsed.ticks));
             }
             return true;
         } catch (IOException | RuntimeException e) {

@@ -41,9 +41,14 @@ public class ThreadCpuTest {
 
     @Test(timeOut = 10_000)
     public void parsesANameWithSpacesAndParentheses() {
-        String stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 56 0 0 20 0 1 0 99 0 0";
-        assertEquals(ProcStats.statName(stat), "a (b) c");
+        String stat = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 56 0 0 20 0 1 0 99 0 0 777\n";
+        ProcStats.Stat parsed = ProcStats.Stat.of(stat);
+        assertEquals(parsed.name, "a (b) c");
+        assertEquals(parsed.ticks, 1234 + 56);
+        assertEquals(parsed.startTicks, 99, "field 22");
         assertEquals(ProcStats.statTicks(stat), 1234 + 56);
+        assertEquals(ProcStats.Stat.of("1 (x) R 0 0 0 0 0 0 0 0 0 0 5 6 0 0 0 0 0 0 42").startTicks, 42,
+                "starttime as the last field read, with nothing after it");
     }
 
     @Test(timeOut = 10_000)
