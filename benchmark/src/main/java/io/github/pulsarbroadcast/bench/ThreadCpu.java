@@ -117,7 +117,7 @@ final class ThreadCpu {
      * reused), a known thread under a new name (renamed) moves on with its growth only. Threading: see the class.
      */
     static final class Totals {
-        /** Per thread id: {start ticks, group, CPU micros at the last reading, number of that reading}. */
+        /** Per thread id: {start ticks, CPU micros at the last reading, number of that reading}. */
         private final Map<Long, long[]> last = new HashMap<>();
         private final long[] groups = new long[OTHER + 1];
         private long reading;
@@ -129,20 +129,19 @@ final class ThreadCpu {
 
         /** Forgets the threads the reading that ends did not see (they ended). */
         void endReading() {
-            last.values().removeIf(seen -> seen[3] != reading);
+            last.values().removeIf(seen -> seen[2] != reading);
         }
 
         /** Thread {@code tid} (started {@code start} ticks after boot) of {@code group} has used {@code micros}. */
         void add(long tid, long start, int group, long micros) {
             long[] seen = last.get(tid);
             if (seen == null || seen[0] != start) {
-                last.put(tid, new long[] {start, group, micros, reading});
+                last.put(tid, new long[] {start, micros, reading});
                 groups[group] += micros; // new since the reading before (or the first reading)
             } else {
-                groups[group] += Math.max(0, micros - seen[2]);
-                seen[1] = group;
-                seen[2] = micros;
-                seen[3] = reading;
+                groups[group] += Math.max(0, micros - seen[1]); // a renamed thread's growth goes to its new group
+                seen[1] = micros;
+                seen[2] = reading;
             }
         }
 

@@ -159,11 +159,11 @@ final class ReportChecks {
         for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = w.fields(); it.hasNext(); ) {
             java.util.Map.Entry<String, JsonNode> e = it.next();
             assertTrue(e.getValue().asDouble() >= 0, mode + ": CPU of " + e.getKey());
-            groups += "threads that ended".equals(e.getKey()) ? 0 : e.getValue().asDouble();
+            groups += RunMeter.ENDED_THREADS.equals(e.getKey()) ? 0 : e.getValue().asDouble();
         }
         double window = b.get("cpuSecondsWindow").asDouble();
         assertEquals(groups, window, 1.0 + 0.1 * window, mode + ": thread groups against the process over the window");
-        assertTrue(w.get("threads that ended").asDouble() <= 0.2 + 0.05 * window, mode + ": CPU no group holds");
+        assertTrue(w.get(RunMeter.ENDED_THREADS).asDouble() <= 0.2 + 0.05 * window, mode + ": CPU no group holds");
         assertTrue(w.get("event loops").asDouble() + connect.get("event loops").asDouble() > 0,
                 mode + ": the event loops worked");
     }

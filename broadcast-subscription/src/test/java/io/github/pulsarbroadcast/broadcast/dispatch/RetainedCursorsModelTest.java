@@ -25,8 +25,8 @@ import org.testng.annotations.Test;
  * clock (which expire retained positions while the scan walks the rows it swaps), resets and drops of every retained
  * position, and restarts (every named position saved and restored into a new registry), and subscribes that wait
  * for a connected name to be released ({@code whenReleased}, {@code forgetRelease}: the busy-name wait, whose
- * lookups find their rows after the other steps moved them), checked after every step against a plain map of names: a waiting task
- * runs once, when its holder leaves, unless it was forgotten. A failure names its seed; rerun it with
+ * lookups find their rows after the other steps moved them), checked after every step against a plain map of names:
+ * a waiting task runs once, when its holder leaves, unless it was forgotten. A failure names its seed; rerun it with
  * {@code -Dbroadcast.retained.seed=<seed>}.
  *
  * <p>Threading: TestNG's test thread only.
