@@ -2,11 +2,13 @@ package io.github.pulsarbroadcast.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongUnaryOperator;
 
 /**
  * CPU time and resident memory of three groups of processes over one run, sampled every {@value #PERIOD_MS} ms from
@@ -16,7 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * else shows) and the CPU its host stole from it (a virtual machine's cores ready to run while the host ran
  * something else: a run that lost CPU that way measured the machine, not the broker). {@link #cpuSeconds}
  * interpolates between samples, so that CPU can be read for any window of the run (the connect phase, the idle
- * baselines, the measured window from the first measured send to the last delivery).
+ * baselines, the measured window from the first measured send to the last delivery). The broker's samples also
+ * count its minor page faults ({@link #brokerMinorFaults}).
  *
  * <p>Threading: the main thread starts, adds processes and reads; one daemon thread ("bench-cpu-sampler") samples.
  * The sample lists (the thread samples, their running totals and count too) are guarded by {@code this} (sample,
@@ -49,6 +52,8 @@ final class CpuSampler implements AutoCloseable {
     private int periodicSamples;
     /** Per pid the first CPU reading and the last, so that a process added late or gone stays constant. */
     private final java.util.Map<Long, Long> lastCpuMicros = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Per broker pid its last count of minor page faults (a process gone keeps it); written in {@link #sample}. */
+    private final Map<Long, Long> lastMinorFaults = new java.util.concurrent.ConcurrentHashMap<>();
     private final AtomicLong peakBrokerRss = new AtomicLong(-1);
     private final ScheduledExecutorService sampler;
 
@@ -89,7 +94,7 @@ final class CpuSampler implements AutoCloseable {
 
     private synchronized void sample(boolean threads) {
         long now = System.nanoTime();
-        brokerSamples.add(new long[] {now, total(brokerPids)});
+        brokerSamples.add(new long[] {now, total(brokerPids), minorFaults(brokerPids)});
         clientSamples.add(new long[] {now, total(clientPids)});
         benchSamples.add(new long[] {now, total(benchPids)});
         double[] machine = ProcStats.machineCpuSeconds();
@@ -124,13 +129,23 @@ final class CpuSampler implements AutoCloseable {
 
     /** CPU microseconds of {@code pids} now; a process that can no longer be read counts with its last reading. */
     private long total(List<Long> pids) {
+        return sum(pids, pid -> micros(ProcStats.cpuSeconds(pid)), lastCpuMicros);
+    }
+
+    /** Minor page faults of {@code pids} now, as {@link #total} counts CPU. */
+    private long minorFaults(List<Long> pids) {
+        return sum(pids, ProcStats::minorFaults, lastMinorFaults);
+    }
+
+    /** The sum of {@code read} over {@code pids} (-1: unreadable), each pid that cannot be read at its {@code last}. */
+    private static long sum(List<Long> pids, LongUnaryOperator read, Map<Long, Long> last) {
         long sum = 0;
         for (long pid : pids) {
-            long cpu = micros(ProcStats.cpuSeconds(pid));
-            if (cpu >= 0) {
-                lastCpuMicros.put(pid, cpu);
+            long value = read.applyAsLong(pid);
+            if (value >= 0) {
+                last.put(pid, value);
             }
-            sum += Math.max(0, lastCpuMicros.getOrDefault(pid, 0L));
+            sum += Math.max(0, last.getOrDefault(pid, 0L));
         }
         return sum;
     }
@@ -144,6 +159,14 @@ final class CpuSampler implements AutoCloseable {
     synchronized double cpuSeconds(Group group, long fromNanos, long toNanos) {
         List<long[]> s = samples(group);
         return (at(s, toNanos) - at(s, fromNanos)) / 1e6;
+    }
+
+    /**
+     * The broker's minor page faults between two {@link System#nanoTime} instants, interpolated between samples: pages
+     * it touched for the first time (a fresh heap as it grows), each zeroed by the kernel on the broker's CPU.
+     */
+    synchronized long brokerMinorFaults(long fromNanos, long toNanos) {
+        return Math.round(at(brokerSamples, toNanos, 2) - at(brokerSamples, fromNanos, 2));
     }
 
     /**

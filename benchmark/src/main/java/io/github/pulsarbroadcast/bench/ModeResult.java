@@ -201,6 +201,11 @@ public final class ModeResult {
         public double cpuUsPerSubscribe;
         /** CPU seconds over the measured window. */
         public double cpuSecondsWindow;
+        /**
+         * Minor page faults of the broker process over the measured window: memory it touched for the first time,
+         * each page zeroed by the kernel on its CPU (a fresh heap as it grows); -1 when not measured (not Linux).
+         */
+        public long minorPageFaultsWindow = -1;
         /** CPU seconds per second with no consumer connected, and with every consumer connected but no messages. */
         public double idleCpuPerSecond = -1;
         public double connectedCpuPerSecond = -1;

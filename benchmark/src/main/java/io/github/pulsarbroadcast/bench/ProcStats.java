@@ -27,11 +27,22 @@ final class ProcStats {
 
     /** User plus system CPU seconds of {@code pid} so far, or -1 when unreadable. */
     static double cpuSeconds(long pid) {
+        Stat stat = stat(pid);
+        return stat == null ? -1 : stat.ticks / TICKS_PER_SECOND;
+    }
+
+    /** Minor page faults of {@code pid} so far ({@link Stat#minorFaults}), or -1 when unreadable. */
+    static long minorFaults(long pid) {
+        Stat stat = stat(pid);
+        return stat == null ? -1 : stat.minorFaults;
+    }
+
+    /** The {@code stat} line of {@code pid}, parsed; null when unreadable (gone, or not Linux). */
+    private static Stat stat(long pid) {
         try {
-            return statTicks(Files.readString(Path.of("/proc", Long.toString(pid), "stat"),
-                    StandardCharsets.US_ASCII)) / TICKS_PER_SECOND;
+            return Stat.of(Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII));
         } catch (IOException | RuntimeException e) {
-            return -1;
+            return null;
         }
     }
 
@@ -51,20 +62,27 @@ final class ProcStats {
         final long ticks;
         /** The start time (field 22), in clock ticks after boot. */
         final long startTicks;
+        /**
+         * Minor page faults (field 10): pages mapped in without reading a file, mostly memory touched for the first
+         * time (the kernel zeroes each page).
+         */
+        final long minorFaults;
 
-        private Stat(String name, long ticks, long startTicks) {
+        private Stat(String name, long ticks, long startTicks, long minorFaults) {
             this.name = name;
             this.ticks = ticks;
             this.startTicks = startTicks;
+            this.minorFaults = minorFaults;
         }
 
         /** Parses a {@code stat} line; the name (field 2) is in parentheses and may hold spaces and parentheses. */
         static Stat of(String stat) {
             int close = stat.lastIndexOf(')');
             String name = stat.substring(stat.indexOf('(') + 1, close);
-            // After the name, fields are single-space separated: the state (field 3) is field 0 here, so utime (14)
-            // and stime (15) are 11 and 12, and starttime (22) is 19.
+            // After the name, fields are single-space separated: the state (field 3) is field 0 here, so minflt (10)
+            // is 7, utime (14) and stime (15) are 11 and 12, and starttime (22) is 19.
             int start = close + 2;
+            long minflt = 0;
             long utime = 0;
             long stime = 0;
             for (int field = 0; field <= 19; field++) {
@@ -72,12 +90,14 @@ final class ProcStats {
                 if (end < 0) {
                     end = stat.length();
                 }
-                if (field == 11) {
+                if (field == 7) {
+                    minflt = Long.parseLong(stat, start, end, 10);
+                } else if (field == 11) {
                     utime = Long.parseLong(stat, start, end, 10);
                 } else if (field == 12) {
                     stime = Long.parseLong(stat, start, end, 10);
                 } else if (field == 19) {
-                    return new Stat(name, utime + stime, Long.parseLong(stat, start, end, 10));
+                    return new Stat(name, utime + stime, Long.parseLong(stat, start, end, 10), minflt);
                 }
                 start = end + 1;
             }

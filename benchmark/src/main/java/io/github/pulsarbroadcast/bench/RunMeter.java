@@ -103,6 +103,7 @@ final class RunMeter implements AutoCloseable {
                 double w = sampler.cpuSeconds(CpuSampler.Group.BROKER, windowFrom, windowTo);
                 b.cpuSecondsWindow = ResultCollector.centiseconds(w);
                 b.cpuUsPerDelivery = perUnit(w, deliveries);
+                b.minorPageFaultsWindow = sampler.brokerMinorFaults(windowFrom, windowTo);
                 b.threadCpuSecondsWindow = byThread(sampler.threadSeconds(windowFrom, windowTo));
             }
             b.threadCpuSecondsConnect = byThread(sampler.threadSeconds(connectStart, split));

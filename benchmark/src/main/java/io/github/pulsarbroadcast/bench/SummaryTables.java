@@ -26,12 +26,13 @@ final class SummaryTables {
     /** One row per run that has a measured window. */
     static String cpuTable(List<ModeResult> results) {
         StringBuilder t = new StringBuilder("| mode | client | consumers | run | window (s) | measured deliveries"
-                + " | deliveries/s | broker CPU in window (s) | broker baseline idle / connected (CPU s/s)"
+                + " | deliveries/s | broker CPU in window (s) | broker minor page faults in window"
+                + " | broker baseline idle / connected (CPU s/s)"
                 + " | clients CPU in window (s) | clients baseline idle / connected (CPU s/s)"
                 + " | benchmark JVM CPU in window (s) | send lag P99 / max (ms) | achieved rate (msg/s)"
                 + " | broker heap after GC / direct (MiB) | other processes and kernel / stolen CPU in window (s)"
                 + " | stolen peak (CPU s/s) | layout |\n"
-                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+                + "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (ModeResult r : results) {
             if (r.window == null) {
                 continue;
@@ -39,11 +40,13 @@ final class SummaryTables {
             ModeResult.BrokerUsage b = r.broker;
             ModeResult.ClientUsage c = r.client;
             ModeResult.Delivery d = r.delivery;
-            t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %.1f | %,d | %,.0f | %s | %s | %s | %s | %s"
+            t.append(String.format(Locale.ROOT, "| %s | %s | %,d | %d | %.1f | %,d | %,.0f | %s | %s | %s | %s | %s | %s"
                     + " | %s | %s | %s | %s | %s | %s |%n", r.mode, kind(r), r.consumers, r.repeat + 1,
                     r.window.seconds,
                     r.window.deliveries, r.window.seconds > 0 ? r.window.deliveries / r.window.seconds : 0,
                     b == null ? NONE : String.format(Locale.ROOT, "%.2f", b.cpuSecondsWindow),
+                    b == null || b.minorPageFaultsWindow < 0 ? NONE
+                            : String.format(Locale.ROOT, "%,d", b.minorPageFaultsWindow),
                     b == null ? NONE : baseline(b.idleCpuPerSecond, b.connectedCpuPerSecond),
                     c == null ? NONE : String.format(Locale.ROOT, "%.2f", c.cpuSecondsWindow),
                     c == null ? NONE : baseline(c.idleCpuPerSecond, c.connectedCpuPerSecond),

@@ -140,6 +140,7 @@ final class ReportChecks {
                 + b.get("cpuSecondsRun").asDouble(), 0.02, mode + ": connect + run CPU");
         assertTrue(b.get("cpuUsPerDelivery").asDouble() > 0, mode + ": broker CPU per delivery");
         assertTrue(b.get("peakRssBytes").asLong() > 0, mode + ": broker RSS");
+        assertTrue(b.get("minorPageFaultsWindow").asLong() >= 0, mode + ": broker page faults in the window");
         assertTrue(b.get("lifetimePeakRssBytes").asLong() >= b.get("peakRssBytes").asLong() - 1024 * 1024,
                 mode + ": lifetime peak RSS");
         checkThreads(mode, b);

@@ -46,9 +46,24 @@ public class ThreadCpuTest {
         assertEquals(parsed.name, "a (b) c");
         assertEquals(parsed.ticks, 1234 + 56);
         assertEquals(parsed.startTicks, 99, "field 22");
+        assertEquals(parsed.minorFaults, 100, "field 10");
         assertEquals(ProcStats.statTicks(stat), 1234 + 56);
         assertEquals(ProcStats.Stat.of("1 (x) R 0 0 0 0 0 0 0 0 0 0 5 6 0 0 0 0 0 0 42").startTicks, 42,
                 "starttime as the last field read, with nothing after it");
+    }
+
+    /** Memory touched for the first time shows as minor page faults (at least one per 2 MiB, huge pages or not). */
+    @Test(timeOut = 10_000)
+    public void freshMemoryCountsAsMinorFaults() {
+        long pid = ProcessHandle.current().pid();
+        if (!ProcStats.available(pid)) {
+            throw new SkipException("no /proc here");
+        }
+        long before = ProcStats.minorFaults(pid);
+        java.nio.ByteBuffer fresh = java.nio.ByteBuffer.allocateDirect(32 << 20); // zeroed: every page touched
+        long after = ProcStats.minorFaults(pid);
+        assertTrue(before >= 0 && after - before >= 16,
+                before + " -> " + after + " minor faults for " + fresh.capacity() + " fresh bytes");
     }
 
     @Test(timeOut = 10_000)
