@@ -165,8 +165,13 @@ final class ReportChecks {
         double window = b.get("cpuSecondsWindow").asDouble();
         assertEquals(groups, window, 1.0 + 0.1 * window, mode + ": thread groups against the process over the window");
         assertTrue(w.get(RunMeter.ENDED_THREADS).asDouble() <= 0.2 + 0.05 * window, mode + ": CPU no group holds");
-        assertTrue(w.get("event loops").asDouble() + connect.get("event loops").asDouble() > 0,
-                mode + ": the event loops worked");
+        // The floor server's work at a smoke test's size (hundreds of frames, since it writes a connection's frames
+        // of a pass into one buffer) can stay under one clock tick (10 ms) of its event loops in both spans, which
+        // failed this check once in CI; the broker's event loops always do more (lookups, subscribes, storage).
+        if (!"floor".equals(mode)) {
+            assertTrue(w.get("event loops").asDouble() + connect.get("event loops").asDouble() > 0,
+                    mode + ": the event loops worked");
+        }
     }
 
     private static void checkBacklog(String mode, JsonNode b, boolean pauses, int consumers) {
