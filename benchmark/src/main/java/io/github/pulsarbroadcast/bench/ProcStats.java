@@ -46,11 +46,6 @@ final class ProcStats {
         }
     }
 
-    /** utime + stime in clock ticks of a process's or thread's {@code stat} line. */
-    static long statTicks(String stat) {
-        return Stat.of(stat).ticks;
-    }
-
     /**
      * What a reader needs of one {@code stat} line, parsed once, without a regular expression (a reading of every
      * thread of a broker parses about 150 lines once a second). Immutable.
