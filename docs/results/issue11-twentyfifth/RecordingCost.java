@@ -5,7 +5,7 @@
 //   CP=$(cat /tmp/cp.txt):benchmark/target/benchmark-2.10.5.0-SNAPSHOT.jar
 //   javac -d /tmp/rc -cp $CP docs/results/issue11-twentyfifth/RecordingCost.java
 //   java -Xmx4g -cp $CP:/tmp/rc RecordingCost
-// Printed on the AMD EPYC, 2026-11-27 09:11 UTC, twice (the first round of each is the JIT's):
+// Printed on the AMD EPYC, 2026-11-27 09:10-09:11 UTC (before warm.sh of issue 12 started), twice (the first round of each is the JIT's):
 //   onMessage 94.7 ns/msg, tracker only 24.2 ns/msg
 //   onMessage 63.7 ns/msg, tracker only 10.3 ns/msg
 //   onMessage 68.3 ns/msg, tracker only 8.6 ns/msg
