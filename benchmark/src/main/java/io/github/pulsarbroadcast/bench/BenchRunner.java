@@ -29,6 +29,8 @@ final class BenchRunner {
     private PulsarAdmin admin;
     private int brokersStarted;
     private int runs;
+    /** Measured runs the current broker has served; 0 when it is new. */
+    private int runsOnBroker;
 
     BenchRunner(BenchSettings s, ReportWriter report) {
         this.s = s;
@@ -89,6 +91,7 @@ final class BenchRunner {
         boolean fresh = mode == Mode.FLOOR || (s.freshBroker && s.forkedBroker());
         ModeRun run = new ModeRun(s, mode, n, broker, admin, fresh, runId + "-" + runs);
         ModeResult r = run.run();
+        noteWarmBroker(r);
         report.writeConsumers(r, run.trackers());
         report.writeMetrics(r, run.metrics());
         if (mode == Mode.FLOOR) {
@@ -103,11 +106,23 @@ final class BenchRunner {
         return r;
     }
 
+    /** Records how many measured runs the broker served before {@code r}, with a note when it was not fresh. */
+    private void noteWarmBroker(ModeResult r) {
+        r.brokerRunsBefore = runsOnBroker++;
+        if (r.brokerRunsBefore > 0) {
+            r.notes.add(String.format("the broker JVM had served %d measured run(s) of this benchmark before this one"
+                    + " (%s): its JIT and heap were warm (at 100,000 consumers a fresh broker's connect phase cost about"
+                    + " twice the CPU: docs/benchmarks.md, \"A connect storm on a warm broker\")", r.brokerRunsBefore,
+                    s.forkedBroker() ? "--no-fresh-broker" : "an external broker"));
+        }
+    }
+
     /** A running, primed broker for the next run: a new one when asked for (or when the last one died). */
     private void prepareBroker(Mode mode, int n) throws IOException, InterruptedException {
         if (mode == Mode.FLOOR) {
             stopBroker();
             brokersStarted++;
+            runsOnBroker = 0;
             System.err.printf("Starting the floor server (no broker) for %,d consumers%n", n);
             broker = FloorBroker.start(s, brokersStarted);
             return;
@@ -145,6 +160,7 @@ final class BenchRunner {
         if (broker != null) {
             return;
         }
+        runsOnBroker = 0;
         if (s.forkedBroker()) {
             brokersStarted++;
             System.err.printf("Starting the broker JVM (%s, max heap %s, direct memory %s); log: %s%n",

@@ -29,6 +29,11 @@ public final class ModeResult {
     public String clientKind;
     /** 0-based repetition of this (mode, N) pair ({@code --repeat}). */
     public int repeat;
+    /**
+     * Measured runs the broker JVM (or floor server) had served before this one in this benchmark: 0 for a fresh
+     * one; more with {@code --no-fresh-broker} or an external broker, whose JIT and heap are then warm.
+     */
+    public int brokerRunsBefore;
     /** Subscriptions the consumers are spread over (1 for broadcast, N for one-each, K for split). */
     public int subscriptions;
     public String topic;

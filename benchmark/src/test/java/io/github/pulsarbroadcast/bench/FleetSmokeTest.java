@@ -16,7 +16,8 @@ import org.testng.annotations.Test;
  * against a real broker JVM with the plugin, and checks the same things as with the stock Java client
  * ({@link ReportChecks}: every consumer connected, every message delivered once and in order, consistent figures),
  * plus the fleet's own: 3 consumers per connection spread over two fleet processes and three loopback source
- * addresses, lookups on, a short backlog pause.
+ * addresses, lookups on, a short backlog pause; one broker JVM for the broker modes in turn
+ * ({@code --no-fresh-broker}: each run after the first is told it met a warm broker, the floor's server is its own).
  *
  * <p>Threading: TestNG's test thread runs the benchmark in this JVM; the benchmark forks the broker, the fleet
  * processes and the floor server.
@@ -38,7 +39,7 @@ public class FleetSmokeTest {
     public void fleetDeliversEverythingInEveryModeAsTheJavaClientDoes() throws Exception {
         int exit = BenchMain.execute("--preset", "quick", "--client", "fleet", "--modes", String.join(",", MODES),
                 "--consumers-per-connection", "3", "--fleet-processes", "2", "--connections-per-address", "3",
-                "--out", out.toString(), "--no-progress",
+                "--no-fresh-broker", "--out", out.toString(), "--no-progress",
                 "--pause-fraction", "0.2", "--pause-after", "1", "--pause-seconds", "1");
         assertEquals(exit, 0, "exit code");
         ReportChecks.assertFilesExist(out, MODES, CONSUMERS);
@@ -54,6 +55,11 @@ public class FleetSmokeTest {
             assertEquals(client.get("reconnects").asLong(), 0, MODES.get(i) + ": no reconnects");
             assertEquals(client.get("entryErrors").asLong(), 0, MODES.get(i) + ": every entry readable");
             assertTrue(client.get("layout").asText().contains("3 source address"), client.toString());
+            // One broker JVM serves the broker modes in turn; the floor mode gets a floor server of its own.
+            int before = MODES.get(i).equals("floor") ? 0 : i;
+            assertEquals(run.get("brokerRunsBefore").asInt(), before, MODES.get(i) + ": runs on its broker before");
+            assertEquals(run.get("notes").toString().contains("measured run(s) of this benchmark before this one"),
+                    before > 0, MODES.get(i) + ": a warm broker is noted: " + run.get("notes"));
         }
         ReportChecks.assertTableRows(out, MODES, "fleet", CONSUMERS);
         assertTrue(Files.readString(out.resolve("results.md")).contains("Broker against the floor"),
