@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -51,9 +52,9 @@ final class CpuSampler implements AutoCloseable {
     private final ThreadCpu.Totals threadTotals = new ThreadCpu.Totals();
     private int periodicSamples;
     /** Per pid the first CPU reading and the last, so that a process added late or gone stays constant. */
-    private final java.util.Map<Long, Long> lastCpuMicros = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Long, Long> lastCpuMicros = new ConcurrentHashMap<>();
     /** Per broker pid its last count of minor page faults (a process gone keeps it); written in {@link #sample}. */
-    private final Map<Long, Long> lastMinorFaults = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Long, Long> lastMinorFaults = new ConcurrentHashMap<>();
     private final AtomicLong peakBrokerRss = new AtomicLong(-1);
     private final ScheduledExecutorService sampler;
 
