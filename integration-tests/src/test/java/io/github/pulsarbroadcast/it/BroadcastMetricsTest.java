@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
@@ -281,6 +282,30 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
                 scrape(sub).get("pulsar_broadcast_consumers_moved_forward_total"), 2.0,
                 "both connected consumers were behind the skipped backlog"));
         closeAll(List.of(carA, slow));
+    }
+
+    /**
+     * With the broker's {@code exposeTopicLevelMetricsInPrometheus} off no series names a topic, the plugin's neither
+     * (regression: a review found the per-subscription families written regardless).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void noSeriesNamesATopicWhenTopicLevelMetricsAreOff() throws Exception {
+        String topic = newTopic("no-topic-level");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 2);
+        try {
+            assertTrue(get("/metrics/").contains(topic), "on by default: the topic is named");
+            cluster.broker().getConfiguration().setExposeTopicLevelMetricsInPrometheus(false);
+            String body = get("/metrics/");
+            for (String line : body.split("\n")) {
+                assertFalse(line.startsWith("pulsar_broadcast_") && line.contains("topic=\""), line);
+            }
+            assertTrue(body.lines().anyMatch(l -> l.startsWith("pulsar_broadcast_subscriptions{")
+                    && !l.endsWith(" 0") && !l.endsWith(" 0.0")), "the subscriptions are still counted: "
+                    + body.lines().filter(l -> l.startsWith("pulsar_broadcast_s")).collect(Collectors.toList()));
+        } finally {
+            cluster.broker().getConfiguration().setExposeTopicLevelMetricsInPrometheus(true);
+            closeAll(consumers);
+        }
     }
 
     private static String familyOf(String sample, Map<String, String> types) {

@@ -156,6 +156,12 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     @Override
     protected void handleSubscribe(CommandSubscribe subscribe) {
+        if (!isHandshakeCompleted()) {
+            // Before CONNECT (or an authentication) has completed nothing may be looked up or created: the stock
+            // path refuses the command and closes the connection, as it does for any subscribe.
+            super.handleSubscribe(subscribe);
+            return;
+        }
         if (!BroadcastMode.requested(subscribe)) {
             handleStockSubscribe(subscribe);
             return;

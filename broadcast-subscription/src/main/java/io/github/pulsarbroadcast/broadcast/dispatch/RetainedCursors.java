@@ -76,6 +76,8 @@ final class RetainedCursors implements NameHandover.Releases {
 
     /** The result of one {@link #scan}; reused by the dispatch thread. */
     static final class Scan {
+        /** The mark-delete position the scan started from (null: it did not run). */
+        PositionImpl markDeleted;
         PositionImpl lowestAcknowledged;
         PositionImpl lowestNext;
         final List<BroadcastConsumer> movedForward = new ArrayList<>();
@@ -196,6 +198,27 @@ final class RetainedCursors implements NameHandover.Releases {
         if (slot != null && table.attached(slot.index) == holder && slot.onRelease != null) {
             slot.onRelease.remove(task);
         }
+    }
+
+    /** Decides, under the lock, whether a scan runs and from which mark-delete position. */
+    interface ScanStart {
+        /** The subscription's mark-delete position, or null when no scan may run now (closed, being reset). */
+        PositionImpl markDeletedOrNull();
+    }
+
+    /**
+     * {@link #scan(PositionImpl, long, Scan)} from the position {@code start} gives, asked under the lock: a close or
+     * reset then happens wholly before the scan (which {@code start} sees) or wholly after it, never between the
+     * check and the pass. False, with nothing done, when {@code start} gives no position.
+     */
+    synchronized boolean scan(ScanStart start, long nowNanos, Scan out) {
+        PositionImpl markDeleted = start.markDeletedOrNull();
+        out.markDeleted = markDeleted;
+        if (markDeleted == null) {
+            return false;
+        }
+        scan(markDeleted, nowNanos, out);
+        return true;
     }
 
     /**

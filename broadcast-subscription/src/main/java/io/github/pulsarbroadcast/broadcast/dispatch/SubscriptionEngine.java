@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
  * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
  * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} is volatile, {@link #resets}
- * atomic and {@link #recovery} thread-safe (any writer). {@link #scan} is confined to the dispatch thread.
+ * atomic ({@link #resetsBegun} guarded by its monitor) and {@link #recovery} thread-safe (any writer). {@link #scan} is confined to the dispatch thread.
  */
 final class SubscriptionEngine {
 
@@ -57,6 +57,10 @@ final class SubscriptionEngine {
     private volatile java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> positionsAtClose;
     /** Reset-cursor operations under way: while any runs, no joins and no mark-delete. */
     private final java.util.concurrent.atomic.AtomicInteger resets = new java.util.concurrent.atomic.AtomicInteger();
+    /** Resets begun so far; guarded by {@link #resets}' monitor (as is issuing a mark-delete from the sync). */
+    private long resetsBegun;
+    /** Asked under the positions' lock at the start of each scan. */
+    private final RetainedCursors.ScanStart scanStart = this::markDeletedForScan;
 
     SubscriptionEngine(String topicName, String subscriptionName, int partitionIndex, SubscriptionStorage storage,
                        BroadcastConfig config, WindowBudget windowBudget, DispatchLoop loop, LongSupplier nanoClock,
@@ -266,7 +270,6 @@ final class SubscriptionEngine {
         if (closed) {
             return;
         }
-        PositionImpl markDeleted = storage.markDeleted();
         long now = nanoClock.getAsLong();
         boolean summarize = summaries.wanted(now);
         scan.summaries = summarize ? summaries : null;
@@ -274,7 +277,13 @@ final class SubscriptionEngine {
         if (summarize) {
             summaries.begin();
         }
-        cursors.scan(markDeleted, now, scan);
+        long resetsBefore = resetsBegun;
+        // Closed and reset are checked, and the mark-delete read, under the positions' lock (regression: checked
+        // before it, a close's drop of the retained positions could fall between, and the mark-delete pass them).
+        if (!cursors.scan(scanStart, now, scan)) {
+            return;
+        }
+        PositionImpl markDeleted = scan.markDeleted;
         if (summarize) {
             summaries.publish(now);
         }
@@ -298,8 +307,12 @@ final class SubscriptionEngine {
         // During the recovery window consumers attached before the move may still be on their way back, and they
         // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
         PositionImpl lowest = scan.lowestAcknowledged;
-        if (!recovery.isOpen() && resets.get() == 0 && lowest != null && lowest.compareTo(markDeleted) > 0) {
-            storage.markDelete(lowest);
+        if (!recovery.isOpen() && lowest != null && lowest.compareTo(markDeleted) > 0) {
+            synchronized (resets) { // no reset began since the scan (beginReset), so the positions are current
+                if (resets.get() == 0 && resetsBegun == resetsBefore) {
+                    storage.markDelete(lowest);
+                }
+            }
         }
         if (scan.lowestNext != null) {
             fanOut.trimWindow(scan.lowestNext);
@@ -311,7 +324,10 @@ final class SubscriptionEngine {
 
     /** An operator's reset-cursor starts: refuse joins, freeze the mark-delete. */
     void beginReset() {
-        resets.incrementAndGet();
+        synchronized (resets) {
+            resetsBegun++;
+            resets.incrementAndGet();
+        }
     }
 
     /**
@@ -327,6 +343,10 @@ final class SubscriptionEngine {
         positions.changed();
         positions.saveNow(cursors, now, false);
         post(fanOut::release);
+    }
+
+    private PositionImpl markDeletedForScan() {
+        return closed || resets.get() > 0 ? null : storage.markDeleted();
     }
 
     void endReset() {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
+import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
@@ -15,6 +16,8 @@ import org.apache.pulsar.broker.service.Dispatcher;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
+import org.apache.pulsar.common.events.EventsTopicNames;
 import org.apache.pulsar.common.util.Codec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +48,8 @@ public final class SubscriptionInstaller {
 
     /** Beyond two save intervals, how much older a snapshot may be before it counts as stale. */
     private static final long STALE_MARGIN_MS = 10_000;
+    /** Stock's deduplication cursor ({@code PersistentTopic.DEDUPLICATION_CURSOR_NAME}, package-private there). */
+    static final String DEDUPLICATION_CURSOR = "pulsar.dedup";
 
     private final BroadcastService service;
     /** Installations under way, by topic and subscription. */
@@ -96,6 +101,10 @@ public final class SubscriptionInstaller {
             }
             return start(topic, name, true).thenCompose(start -> adopt(topic, existing, start));
         }
+        Exception refused = refusedBeforeCreate(topic, name);
+        if (refused != null) {
+            return CompletableFuture.failedFuture(refused);
+        }
         if (!allowCreate) {
             return CompletableFuture.failedFuture(new SubscriptionNotFoundException("Subscription does not exist"));
         }
@@ -108,6 +117,30 @@ public final class SubscriptionInstaller {
         return topic.createSubscription(name, initialPosition, false, properties)
                 .thenCompose(created -> start(topic, name, cursorExisted)
                         .thenCompose(start -> adopt(topic, (PersistentSubscription) created, start)));
+    }
+
+    /**
+     * What stock's subscribe path refuses before it creates a subscription, refused here with stock's exception and
+     * message, since this creates it first: a blank name, the names of the deduplication and replication cursors
+     * (a broadcast subscription by such a name would take over that cursor), and a topic whose subscription types
+     * policy leaves out Failover. Null when stock would go on.
+     */
+    private static Exception refusedBeforeCreate(PersistentTopic topic, String name) {
+        if (name == null || name.isBlank()) {
+            return new NamingException("Empty subscription name");
+        }
+        if (name.startsWith(topic.getReplicatorPrefix()) || name.equals(DEDUPLICATION_CURSOR)) {
+            return new NamingException("Subscription with reserved subscription name attempted");
+        }
+        try {
+            if (!EventsTopicNames.isTopicPoliciesSystemTopic(topic.getName())
+                    && !topic.checkSubscriptionTypesEnable(SubType.Failover)) {
+                return new NotAllowedException("Topic[{" + topic.getName() + "}] doesn't support Failover sub type!");
+            }
+        } catch (Exception e) {
+            return e;
+        }
+        return null;
     }
 
     /**

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * write the head once with this store's own writer id, so a broker that lost the topic (paused past its session, say)
  * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
  * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
- * loss).
+ * loss). A store whose load or discard failed before that write takes the head over before its first save. A head
+ * taken over no longer says its snapshot was saved on close.
  *
  * <p>Threading: any thread; writes are chained on {@link #tail} (guarded by {@code this}) and run one at a time;
  * {@link #version}, {@link #slot} and the flags are guarded by {@code this}.
@@ -49,6 +50,7 @@ public final class MetadataPositionStore implements PositionStore {
     private static final int HEAD_MAGIC = 0x50424801; // "PBH" version 1
     /** magic, writer id, slot, chunks, length, CRC, saved-at wall-clock millis; then the inline snapshot. */
     private static final int HEAD_BYTES = 4 + 8 + 4 + 4 + 4 + 4 + 8;
+    private static final int SAVED_AT_OFFSET = HEAD_BYTES - 8;
 
     private final MetadataStore store;
     private final String path;
@@ -61,6 +63,8 @@ public final class MetadataPositionStore implements PositionStore {
     /** Version of the head node last seen; -1 when there is none. */
     private long version = -1;
     private int slot;
+    /** Whether this store has written the head with its writer id ({@link #load}, {@link #discard} or a write). */
+    private boolean takenOver;
     private boolean fenced;
     private boolean deleted;
 
@@ -108,18 +112,34 @@ public final class MetadataPositionStore implements PositionStore {
             if (head.isEmpty()) {
                 return takeOver(-1, emptyHead(), 0).thenApply(v -> new Loaded(null, null, 0, false));
             }
-            return read(head.get()).thenCompose(loaded -> takeOverAfter(head.get(), loaded));
+            return read(head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
         });
     }
 
-    /** The head as it is, with this store's writer id in it (an unreadable head is replaced by an empty one). */
-    private CompletableFuture<Loaded> takeOverAfter(GetResult head, Loaded loaded) {
+    /**
+     * The head as it is, with this store's writer id in it (an unreadable head is replaced by an empty one). Its save
+     * time loses the mark of a save made on close: the consumers this broker attaches are not in that save, so a
+     * broker that loads it after this one crashed must open its recovery window for them.
+     */
+    private CompletableFuture<Void> takeOverHead(GetResult head) {
         byte[] bytes = head.getValue();
         boolean readable = bytes.length >= HEAD_BYTES && ByteBuffer.wrap(bytes).getInt(0) == HEAD_MAGIC;
         byte[] rewritten = readable ? bytes.clone() : emptyHead();
-        ByteBuffer.wrap(rewritten).putLong(4, writerId);
-        int headSlot = readable ? ByteBuffer.wrap(bytes).getInt(12) : 0;
-        return takeOver(head.getStat().getVersion(), rewritten, headSlot).thenApply(v -> loaded);
+        ByteBuffer buffer = ByteBuffer.wrap(rewritten);
+        buffer.putLong(4, writerId);
+        buffer.putLong(SAVED_AT_OFFSET, Math.abs(buffer.getLong(SAVED_AT_OFFSET)));
+        int headSlot = readable ? buffer.getInt(12) : 0;
+        return takeOver(head.getStat().getVersion(), rewritten, headSlot);
+    }
+
+    /**
+     * Before the first write of a store whose {@link #load} or {@link #discard} failed before it took the head over:
+     * takes the head over as it is now, so that the write is conditional on it (without this, the write would ask to
+     * create a head that exists, fail, and fence this broker for as long as it owns the topic).
+     */
+    private CompletableFuture<Void> takeOverNow() {
+        return chunkReads.read(() -> store.get(path))
+                .thenCompose(head -> head.isEmpty() ? takeOver(-1, emptyHead(), 0) : takeOverHead(head.get()));
     }
 
     private byte[] emptyHead() {
@@ -132,6 +152,7 @@ public final class MetadataPositionStore implements PositionStore {
             synchronized (this) {
                 version = stat.getVersion();
                 slot = headSlot;
+                takenOver = true;
             }
         });
     }
@@ -249,6 +270,9 @@ public final class MetadataPositionStore implements PositionStore {
         synchronized (this) {
             if (fenced || deleted) {
                 return CompletableFuture.completedFuture(null);
+            }
+            if (!takenOver) {
+                return takeOverNow().thenCompose(v -> write(snapshot, savedAt));
             }
             expected = version;
             nextSlot = 1 - slot;

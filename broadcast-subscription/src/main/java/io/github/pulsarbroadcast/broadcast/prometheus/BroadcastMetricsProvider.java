@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Adds the plugin's metrics to the broker's {@code /metrics}: the per-subscription families of
- * {@link SubscriptionFamilies} for every broadcast subscription open on this broker, and the executor's per-thread
- * queue depth, task count, task time and slow tasks. Registered once by the interceptor with
+ * {@link SubscriptionFamilies} for every broadcast subscription open on this broker (left out, as stock leaves out its
+ * topic-level series, when the broker's {@code exposeTopicLevelMetricsInPrometheus} is false: only their count is
+ * written then), and the executor's per-thread queue depth, task count, task time and slow tasks. Registered once by the interceptor with
  * {@code PulsarService.addPrometheusRawMetricsProvider}.
  *
  * <p>Cost per scrape: one walk over the broker's topics (as the stock metrics make), and per broadcast subscription
@@ -58,10 +59,16 @@ public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvi
         try {
             String cluster = MetricsText.label("cluster", pulsar.getConfiguration().getClusterName());
             MetricsText text = new MetricsText(stream);
-            List<SubscriptionFamilies.Sample> samples = collect(cluster);
+            // As stock: with exposeTopicLevelMetricsInPrometheus=false no series names a topic (nor a subscription).
+            boolean perTopic = pulsar.getConfiguration().isExposeTopicLevelMetricsInPrometheus();
+            List<SubscriptionFamilies.Sample> samples = perTopic ? new ArrayList<>() : null;
+            int[] open = new int[1];
+            pulsar.getBrokerService().forEachTopic(topic -> collect(cluster, topic, samples, open));
             text.family("pulsar_broadcast_subscriptions", "gauge", "Broadcast subscriptions open on this broker");
-            text.sample("pulsar_broadcast_subscriptions", cluster, samples.size());
-            SubscriptionFamilies.write(text, samples);
+            text.sample("pulsar_broadcast_subscriptions", cluster, open[0]);
+            if (perTopic) {
+                SubscriptionFamilies.write(text, samples);
+            }
             writeExecutor(text, cluster, service.executor());
             writeOwnCost(text, cluster);
         } catch (RuntimeException e) {
@@ -91,13 +98,8 @@ public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvi
         text.sample("pulsar_broadcast_metrics_scrape_cpu_ms_total", cluster, scrapeCpuNanos / 1e6);
     }
 
-    private List<SubscriptionFamilies.Sample> collect(String cluster) {
-        List<SubscriptionFamilies.Sample> samples = new ArrayList<>();
-        pulsar.getBrokerService().forEachTopic(topic -> collect(cluster, topic, samples));
-        return samples;
-    }
-
-    private static void collect(String cluster, Topic topic, List<SubscriptionFamilies.Sample> samples) {
+    /** Counts the topic's open broadcast subscriptions into {@code open}, and adds a sample of each unless null. */
+    private static void collect(String cluster, Topic topic, List<SubscriptionFamilies.Sample> samples, int[] open) {
         String topicLabels = null;
         for (Object s : topic.getSubscriptions().values()) {
             if (!(s instanceof BroadcastSubscription)) {
@@ -106,6 +108,10 @@ public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvi
             BroadcastSubscription sub = (BroadcastSubscription) s;
             BroadcastDispatcher dispatcher = sub.broadcastDispatcher();
             if (dispatcher == null || dispatcher.isClosed()) {
+                continue;
+            }
+            open[0]++;
+            if (samples == null) {
                 continue;
             }
             if (topicLabels == null) {

@@ -36,6 +36,8 @@ final class ModelLedger implements SubscriptionStorage {
     private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
     private final List<ByteBuf> created = new ArrayList<>();
     int failNextReads;
+    /** Runs once, on the next read of the mark-delete position, after the read (a race placed deterministically). */
+    Runnable onNextMarkDeletedRead;
     boolean skipNonRecoverable;
     /** Positions that exist but that storage can never return (their bookies' data is gone). */
     final Set<PositionImpl> unreadable = new HashSet<>();
@@ -145,7 +147,13 @@ final class ModelLedger implements SubscriptionStorage {
 
     @Override
     public PositionImpl markDeleted() {
-        return markDeleted;
+        PositionImpl read = markDeleted;
+        Runnable hook = onNextMarkDeletedRead;
+        onNextMarkDeletedRead = null;
+        if (hook != null) {
+            hook.run(); // after the read: what the hook changes, the caller did not see
+        }
+        return read;
     }
 
     @Override

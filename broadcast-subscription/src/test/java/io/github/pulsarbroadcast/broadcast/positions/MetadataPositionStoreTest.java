@@ -4,13 +4,17 @@ import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import org.apache.pulsar.metadata.api.MetadataStore;
 import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.MetadataStoreException;
 import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore;
 import org.testng.annotations.AfterMethod;
 import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.Test;
@@ -83,6 +87,52 @@ public class MetadataPositionStoreTest {
         owner.save(positions(50, 3), null, false).get();
         assertFalse(owner.isFenced());
         assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 3);
+    }
+
+    /**
+     * Regression (twenty-sixth session's review): a broker that took over a head saved on close left the mark in it,
+     * so a broker loading after that one crashed (before its first save) opened no recovery window, and a consumer
+     * that had joined the crashed broker resumed at the tail: loss.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aTakenOverHeadNoLongerSaysSavedOnClose() throws Exception {
+        for (int chunk : new int[] {MetadataPositionStore.DEFAULT_CHUNK_BYTES, 100}) {
+            MetadataPositionStore closer = store(metadata, chunk);
+            closer.load().get();
+            closer.save(positions(40, 7), null, true).get();
+            PositionStore.Loaded moved = store(metadata, chunk).load().get(); // the new owner after a graceful move
+            assertTrue(moved.savedOnClose, "the new owner sees the save on close");
+            PositionStore.Loaded afterCrash = store(metadata, chunk).load().get(); // the next one, after a crash
+            assertFalse(afterCrash.savedOnClose, "taken over since: not a description of the consumers any more");
+            assertEquals(afterCrash.savedAtMillis, moved.savedAtMillis, "the save's time is kept");
+            assertEquals(afterCrash.positions, moved.positions);
+            store(metadata, chunk).delete().get();
+        }
+    }
+
+    /**
+     * Regression (twenty-sixth session's review): a load that failed left the store without the head's version, so
+     * its first save asked to create the head, failed, and fenced the owning broker for as long as it owned the
+     * topic (no save, not even on close); a chunked save could also overwrite the chunks of the snapshot in place.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aFailedLoadDoesNotFenceTheOwner() throws Exception {
+        for (FaultInjectionMetadataStore.OperationType failing : new FaultInjectionMetadataStore.OperationType[] {
+                FaultInjectionMetadataStore.OperationType.GET, FaultInjectionMetadataStore.OperationType.PUT}) {
+            MetadataPositionStore previous = store(metadata, 100);
+            previous.load().get();
+            previous.save(positions(200, 5), null, false).get();
+            FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
+            MetadataPositionStore owner = store(faulty, 100);
+            faulty.failConditional(new MetadataStoreException("injected"),
+                    (op, path) -> op == failing && path.equals(owner.path()));
+            expectThrows(ExecutionException.class, () -> owner.load().get());
+            owner.save(positions(150, 9), null, false).get();
+            assertFalse(owner.isFenced(), "after " + failing + " failed");
+            assertEquals(store(metadata, 100).load().get().positions,
+                    SnapshotCodec.decode(SnapshotCodec.encode(positions(150, 9))), "after " + failing + " failed");
+            store(metadata, 100).delete().get();
+        }
     }
 
     @Test(groups = "unit", timeOut = 60_000)

@@ -1,0 +1,102 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastMode;
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import io.netty.buffer.ByteBuf;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionType;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
+import org.apache.pulsar.common.protocol.Commands;
+import org.testng.annotations.Test;
+
+/**
+ * A broadcast subscribe creates its subscription before the stock subscribe path runs (so that the stock path finds
+ * it); these are the checks stock makes before it creates anything, made before the plugin creates anything, and
+ * answered as stock answers them. Each test failed before the twenty-sixth session's fix (a review found them): the
+ * subscription was created, and stock refused the consumer only afterwards.
+ *
+ * <p>Threading: TestNG's test thread only.
+ */
+public class BroadcastStockChecksTest extends BroadcastTestBase {
+
+    /** A SUBSCRIBE before CONNECT: stock closes the connection and creates nothing; so does the plugin. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aSubscribeBeforeConnectCreatesNothingAndClosesTheConnection() throws Exception {
+        String topic = newTopic("before-connect");
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        URI url = URI.create(cluster.serviceUrl());
+        ByteBuf frame = Commands.newSubscribe(topic, "fleet", 1, 1, SubType.Failover, 0, "intruder", true, null,
+                Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST), false, false, InitialPosition.Earliest, 0, null,
+                true, null, Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST), 0);
+        byte[] bytes = new byte[frame.readableBytes()];
+        try {
+            frame.readBytes(bytes);
+        } finally {
+            frame.release();
+        }
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(url.getHost(), url.getPort()), 10_000);
+            socket.getOutputStream().write(bytes);
+            socket.getOutputStream().flush();
+            socket.setSoTimeout(30_000);
+            InputStream in = socket.getInputStream();
+            assertEquals(in.read(), -1, "the broker closes the connection without an answer");
+        }
+        assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+    }
+
+    /** The names of stock's deduplication and replication cursors are refused, as stock refuses them. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void reservedSubscriptionNamesAreRefusedBeforeAnythingIsCreated() throws Exception {
+        String topic = newTopic("reserved");
+        for (String name : List.of("pulsar.dedup", "pulsar.repl.fleet")) {
+            PulsarClientException broadcast = expectThrows(PulsarClientException.class, () ->
+                    Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName(name)
+                            .consumerName("c").subscribe());
+            PulsarClientException stock = expectThrows(PulsarClientException.class, () ->
+                    client.newConsumer(Schema.STRING).topic(topic).subscriptionName(name)
+                            .subscriptionType(SubscriptionType.Failover).consumerName("c").subscribe());
+            assertTrue(String.valueOf(broadcast.getMessage()).contains("reserved subscription name"),
+                    broadcast.getMessage());
+            assertEquals(broadcast.getClass(), stock.getClass(), name);
+            assertFalse(cluster.admin().topics().getSubscriptions(topic).contains(name), name + " was created");
+        }
+    }
+
+    /** A namespace whose subscription types leave out Failover gets no broadcast subscription either. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aSubscriptionTypesPolicyWithoutFailoverIsRespected() throws Exception {
+        String namespace = "public/stock-checks-types";
+        cluster.admin().namespaces().createNamespace(namespace, Set.of(cluster.clusterName()));
+        cluster.admin().namespaces().setSubscriptionTypesEnabled(namespace, Set.of(SubscriptionType.Exclusive));
+        String topic = "persistent://" + namespace + "/t-" + UUID.randomUUID().toString().substring(0, 8);
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        try (var producer = producer(topic)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> Set.of(SubscriptionType.Exclusive.name()).equals(
+                    Set.of(brokerTopic(topic).getHierarchyTopicPolicies().getSubscriptionTypesEnabled().get()
+                            .stream().map(Enum::name).toArray())));
+            PulsarClientException refused = expectThrows(PulsarClientException.class, () ->
+                    Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
+                            .consumerName("c").subscribe());
+            assertTrue(String.valueOf(refused.getMessage()).contains("Failover"), refused.getMessage());
+            assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+        }
+    }
+}
