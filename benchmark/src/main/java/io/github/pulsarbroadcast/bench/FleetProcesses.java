@@ -97,6 +97,7 @@ final class FleetProcesses implements ConsumerSide {
         f.connectRate = s.connectRate / layout.processes;
         f.connectConcurrency = Math.max(1, s.connectConcurrency / layout.processes);
         f.measuredFromSeq = s.warmupMessages();
+        f.periodNanos = s.periodNanos();
         f.totalMessages = totalMessages;
         f.pauseFraction = mode.canPause() ? s.pauseFraction : 0;
         f.ioThreads = s.fleetThreads;
@@ -225,8 +226,7 @@ final class FleetProcesses implements ConsumerSide {
                         + (p.alive() ? "no answer in 300 s" : p.deathReason()));
             }
         }
-        deliveries.latency().reset();
-        deliveries.fanOut().reset();
+        deliveries.resetMerged();
         FleetState total = new FleetState();
         for (Path file : files) {
             try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file),

@@ -70,7 +70,7 @@ final class ModeRun {
             trackers[i] = new ConsumerTracker(i, mode.subscription(i, subscriptions),
                     pausing && ConsumerTracker.inPauseGroup(i, s.pauseFraction));
         }
-        this.deliveries = new Deliveries(trackers, s.warmupMessages(), s.totalMessages());
+        this.deliveries = new Deliveries(trackers, s.warmupMessages(), s.totalMessages(), s.periodNanos());
         this.result = new ModeResult(mode, n, subscriptions);
         result.topic = topic;
         result.clientKind = s.client;
@@ -312,7 +312,9 @@ final class ModeRun {
                         : "not paused: a paused consumer of a non-persistent topic loses messages by design;"
                         + " no backlog figures");
             }
-            meter.finish(result, window[0], window[1], deliveries.latency().deliveries());
+            // The window's deliveries: the measured ones and the warm-up ones that came inside it (their CPU is in it).
+            meter.finish(result, window[0], window[1],
+                    deliveries.latency().deliveries() + deliveries.warmupReceiptsInWindow());
             if (metrics != null) {
                 metrics.finish(result, window[0], window[1]);
                 if (result.capacity != null) {

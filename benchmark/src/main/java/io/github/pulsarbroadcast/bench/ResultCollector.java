@@ -121,13 +121,7 @@ final class ResultCollector {
     static void recordMissing(Deliveries d, MessageSource source, long nowNanos) {
         BitSet measured = source.acked();
         measured.clear(0, Math.min(d.measuredFromSeq(), measured.length()));
-        long[] missing = new long[Math.max(0, measured.length())];
-        for (ConsumerTracker t : d.trackers()) {
-            BitSet m = t.missing(measured);
-            for (int seq = m.nextSetBit(0); seq >= 0; seq = m.nextSetBit(seq + 1)) {
-                missing[seq]++;
-            }
-        }
+        long[] missing = missingPerSeq(d.trackers(), measured);
         for (int seq = 0; seq < missing.length; seq++) {
             if (missing[seq] > 0) {
                 long age = TimeUnit.NANOSECONDS.toMillis(nowNanos - source.intendedNanos(seq));
@@ -135,6 +129,18 @@ final class ResultCollector {
                 d.fanOut().recordMissing(seq, age);
             }
         }
+    }
+
+    /** For each sequence number of {@code measured}, how many of {@code trackers}' consumers have not received it. */
+    static long[] missingPerSeq(ConsumerTracker[] trackers, BitSet measured) {
+        long[] missing = new long[Math.max(0, measured.length())];
+        for (ConsumerTracker t : trackers) {
+            BitSet m = t.missing(measured);
+            for (int seq = m.nextSetBit(0); seq >= 0; seq = m.nextSetBit(seq + 1)) {
+                missing[seq]++;
+            }
+        }
+        return missing;
     }
 
     static ModeResult.Delivery delivery(BenchSettings s, ConsumerTracker[] trackers, MessageSource publisher) {

@@ -29,6 +29,27 @@ public class TopicMoveSmokeTest {
         out = Files.createTempDirectory("bench-move-");
     }
 
+    /**
+     * Fleet readers resume from the last entry they received, which stock 2.10 sends again; like the stock client
+     * they drop it (regression, twenty-sixth session's review: each reader counted one duplicate per move, blamed on
+     * the broker in the move table).
+     */
+    @Test(groups = "integration", timeOut = 300_000)
+    public void fleetReadersComeBackAfterTheMoveWithoutDuplicates() throws Exception {
+        Path dir = Files.createTempDirectory("bench-move-readers-");
+        int exit = BenchMain.execute("--preset", "quick", "--client", "fleet", "--modes", "readers",
+                "--consumers", "10", "--rate", "5", "--warmup", "2", "--duration", "8",
+                "--move-topic-after", "3", "--out", dir.toString(), "--no-progress");
+        assertEquals(exit, 0, "exit code");
+        JsonNode run = ReportChecks.report(dir).get("runs").get(0);
+        assertEquals(run.get("status").asText(), "ok", run.path("reason").asText());
+        JsonNode move = run.get("move");
+        assertTrue(move.hasNonNull("allBackSeconds"), "every reader subscribed again while publishing: " + move);
+        JsonNode delivery = run.get("delivery");
+        assertEquals(delivery.get("lost").asLong(), 0, delivery.toString());
+        assertEquals(delivery.get("duplicated").asLong(), 0, delivery.toString());
+    }
+
     @Test(groups = "integration", timeOut = 300_000)
     public void everyConsumerComesBackAfterTheMoveAndNothingIsLost() throws Exception {
         int exit = BenchMain.execute("--preset", "quick", "--client", "fleet", "--modes", "broadcast",

@@ -77,15 +77,56 @@ public class BroadcastRollbackTest extends BroadcastTestBase {
         }
     }
 
+    /**
+     * The plugin loaded but switched off ({@code broadcastEnabled=false}): stock Failover, consumers stay connected.
+     * Regression (twenty-sixth session's review): the interceptor's safety net still disconnected every consumer of a
+     * broadcast subscription after its subscribe, and the clients reconnected in an endless loop.
+     */
+    @Test(groups = "integration", timeOut = 300_000)
+    public void switchedOffThePluginGivesStockFailoverAndKeepsConsumersConnected() throws Exception {
+        String topic = newTopic("switched-off");
+        broadcastConsumer(topic, "fleet", "a").close();
+        try (Producer<String> producer = producer(topic)) {
+            cluster.restartBroker(0, conf -> conf.getProperties().setProperty("broadcastEnabled", "false"));
+            assertTrue(EmbeddedPulsar.loadsPlugin(cluster.broker().getConfiguration()), "loaded, switched off");
+            publish(producer, "off", 10);
+            assertStockFailoverBehaviour(topic, () -> {
+                Set<String> since = connectedSince(topic);
+                assertEquals(since.size(), 2, "both consumers attached: " + since);
+                await("no consumer is disconnected and reconnects").during(Duration.ofSeconds(3))
+                        .atMost(Duration.ofSeconds(5)).until(() -> connectedSince(topic).equals(since));
+            });
+        } finally {
+            cluster.restartBroker(0, conf -> conf.getProperties().remove("broadcastEnabled"));
+        }
+    }
+
+    private Set<String> connectedSince(String topic) throws Exception {
+        Set<String> since = new java.util.HashSet<>();
+        cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet").getConsumers()
+                .forEach(c -> since.add(c.getConsumerName() + "@" + c.getConnectedSince()));
+        return since;
+    }
+
     /** On a stock broker, broadcast consumers are plain Failover consumers: one of them receives. No acks here. */
     private void assertStockFailoverBehaviour(String topic) throws Exception {
+        assertStockFailoverBehaviour(topic, () -> { });
+    }
+
+    /** As above; {@code whileConnected} runs once both consumers have received. */
+    private void assertStockFailoverBehaviour(String topic, ThrowingRunnable whileConnected) throws Exception {
         try (Consumer<String> x = broadcastConsumer(topic, "fleet", "x");
              Consumer<String> y = broadcastConsumer(topic, "fleet", "y")) {
             int gotX = count(x);
             int gotY = count(y);
             assertTrue(gotX == 0 ^ gotY == 0, "exactly one active consumer: " + gotX + "/" + gotY);
             assertEquals(Math.max(gotX, gotY), 10);
+            whileConnected.run();
         }
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
     }
 
     private static int count(Consumer<String> c) throws Exception {

@@ -21,6 +21,9 @@ public final class Deliveries {
     private final LatencyRecorder latency = new LatencyRecorder();
     private final FanOut fanOut;
     private final LongAdder firstReceipts = new LongAdder();
+    /** Period of the run's sends (0: unknown, as in a capacity run), for {@link #warmupReceiptsInWindow}. */
+    private final long periodNanos;
+    private final LongAdder warmupInWindow = new LongAdder();
     private final LongAdder allReceipts = new LongAdder();
     private final AtomicInteger catchingUp = new AtomicInteger();
     private final AtomicReference<String> listenerError = new AtomicReference<>();
@@ -31,9 +34,15 @@ public final class Deliveries {
      * {@code measuredFromSeq} on are measured, and there are {@code totalMessages} in all.
      */
     public Deliveries(ConsumerTracker[] trackers, int measuredFromSeq, int totalMessages) {
+        this(trackers, measuredFromSeq, totalMessages, 0);
+    }
+
+    /** As above, for sends every {@code periodNanos} (which {@link #warmupReceiptsInWindow} needs). */
+    public Deliveries(ConsumerTracker[] trackers, int measuredFromSeq, int totalMessages, long periodNanos) {
         this.trackers = trackers;
         this.measuredFromSeq = measuredFromSeq;
         this.fanOut = new FanOut(totalMessages);
+        this.periodNanos = periodNanos;
     }
 
     public ConsumerTracker[] trackers() {
@@ -55,6 +64,30 @@ public final class Deliveries {
     /** Distinct (consumer, message) pairs received so far. */
     public long firstReceipts() {
         return firstReceipts.sum();
+    }
+
+    /**
+     * First receipts of warm-up messages that came at or after the intended send time of the first measured message
+     * (a warm-up message's intended time plus the periods between them): the CPU window starts with that send, so
+     * their work is in the window's CPU and they count as deliveries of it. 0 without a period.
+     */
+    public long warmupReceiptsInWindow() {
+        return warmupInWindow.sum();
+    }
+
+    /**
+     * Forgets what fleet processes ship (latencies, fan-out, warm-up receipts in the window) before merging a fresh set
+     * of their files.
+     */
+    public void resetMerged() {
+        latency.reset();
+        fanOut.reset();
+        warmupInWindow.reset();
+    }
+
+    /** Adds another process's {@link #warmupReceiptsInWindow} (a fleet's, when merging). */
+    public void addWarmupReceiptsInWindow(long n) {
+        warmupInWindow.add(n);
     }
 
     public long allReceipts() {
@@ -121,7 +154,12 @@ public final class Deliveries {
         if (receipt == ConsumerTracker.Receipt.CAUGHT_UP) {
             caughtUp();
         }
-        if (seq >= measuredFromSeq) {
+        if (seq < measuredFromSeq) {
+            if (periodNanos > 0 && intendedNanos > 0
+                    && nowNanos - (intendedNanos + (measuredFromSeq - seq) * periodNanos) >= 0) {
+                warmupInWindow.increment();
+            }
+        } else {
             latency.record(nowNanos, nowMs, intendedNanos, publishMs, brokerPublishMs, tracker.pauseGroup());
             long e2e = intendedNanos > 0 ? TimeUnit.NANOSECONDS.toMillis(nowNanos - intendedNanos) : nowMs - publishMs;
             fanOut.record(seq, Math.max(0, e2e));

@@ -90,7 +90,7 @@ public final class FleetEngine {
             int index = spec.firstConsumer + i;
             trackers[i] = new ConsumerTracker(index, null, ConsumerTracker.inPauseGroup(index, spec.pauseFraction));
         }
-        this.deliveries = new Deliveries(trackers, spec.measuredFromSeq, spec.totalMessages);
+        this.deliveries = new Deliveries(trackers, spec.measuredFromSeq, spec.totalMessages, spec.periodNanos);
         boolean epoll = Epoll.isAvailable();
         DefaultThreadFactory threads = new DefaultThreadFactory("fleet-io", true);
         this.loops = epoll ? new EpollEventLoopGroup(spec.ioThreads, threads)

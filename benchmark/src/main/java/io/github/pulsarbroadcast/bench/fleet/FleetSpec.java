@@ -47,6 +47,8 @@ public final class FleetSpec {
     /** The first measured (not warm-up) sequence number, and the messages of the run. */
     public int measuredFromSeq;
     public int totalMessages;
+    /** Nanoseconds between sends (0 in a capacity run, whose rates vary): see {@code Deliveries}' window count. */
+    public long periodNanos;
     /** Fraction of consumers in the backlog experiment's pause group (0 = none). */
     public double pauseFraction;
     /** Netty event-loop threads. */

@@ -8,7 +8,8 @@ import java.io.IOException;
 
 /**
  * The file a fleet process writes when asked to collect, and the benchmark JVM reads: every consumer's tracker,
- * the latency histograms, the per-message fan-out and the fleet's own counters. The benchmark JVM merges it into its
+ * the latency histograms, the per-message fan-out, the warm-up receipts in the CPU window and the fleet's own
+ * counters. The benchmark JVM merges it into its
  * own {@link Deliveries}, so that the report is made from the same objects as with the stock client.
  *
  * <p>Threading: a value object filled by {@link #read} on the reading thread, then read only.
@@ -16,7 +17,7 @@ import java.io.IOException;
 public final class FleetState {
 
     private static final int MAGIC = 0x464c4554;
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     /** Consumers that connected again after a broker close or a lost connection. */
     public long reconnects;
@@ -36,6 +37,7 @@ public final class FleetState {
         }
         deliveries.latency().writeTo(out);
         deliveries.fanOut().writeTo(out);
+        out.writeLong(deliveries.warmupReceiptsInWindow());
         out.writeLong(reconnects);
         out.writeLong(entryErrors);
         out.writeLong(connectionsOpened);
@@ -62,6 +64,7 @@ public final class FleetState {
         }
         into.latency().mergeFrom(in);
         into.fanOut().mergeFrom(in);
+        into.addWarmupReceiptsInWindow(in.readLong());
         FleetState s = new FleetState();
         s.reconnects = in.readLong();
         s.entryErrors = in.readLong();

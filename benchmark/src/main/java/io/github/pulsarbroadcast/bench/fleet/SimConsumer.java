@@ -49,6 +49,15 @@ final class SimConsumer implements EntryReader.Sink {
     /** The last entry received (a reader resubscribes from there), or -1. */
     private long lastLedgerId = -1;
     private long lastEntryId = -1;
+    /**
+     * A reader's resume point: the broker sends entries up to it again after a resubscribe (stock 2.10 starts a
+     * reader at the entry of a start id whose batch index is -1), and the stock client drops them; so does this one.
+     * -1 when not resuming.
+     */
+    private long resumeLedgerId = -1;
+    private long resumeEntryId = -1;
+    /** True while an entry that the resume point covers is read: its messages are not accounted. */
+    private boolean dropping;
     /** The clocks of the entry being read, for {@link #message}. */
     private long entryNanos;
     private long entryMs;
@@ -95,6 +104,10 @@ final class SimConsumer implements EntryReader.Sink {
         }
         long requestId = group.newRequestId();
         ByteBuf command = subscriber.subscribe(index(), consumerId, requestId, lastLedgerId, lastEntryId);
+        if (subscriber.resumesFromLastEntry()) {
+            resumeLedgerId = lastLedgerId;
+            resumeEntryId = lastEntryId;
+        }
         h.request(command, requestId, new FleetHandler.Pending() {
             @Override
             void success() {
@@ -187,12 +200,19 @@ final class SimConsumer implements EntryReader.Sink {
         }
         entryNanos = System.nanoTime();
         entryMs = System.currentTimeMillis();
+        dropping = resumeLedgerId >= 0
+                && (ledgerId < resumeLedgerId || ledgerId == resumeLedgerId && entryId <= resumeEntryId);
+        if (!dropping) {
+            resumeLedgerId = -1;
+        }
         int messages;
         try {
             messages = group.reader().read(headersAndPayload, this);
         } catch (IOException | RuntimeException e) {
             engine.entryFailed("consumer " + index() + " entry " + ledgerId + ":" + entryId + ": " + e.getMessage());
             messages = 1;
+        } finally {
+            dropping = false;
         }
         lastLedgerId = ledgerId;
         lastEntryId = entryId;
@@ -203,6 +223,9 @@ final class SimConsumer implements EntryReader.Sink {
 
     @Override
     public void message(long sequenceId, long eventTime, long publishTimeMs, long brokerPublishTimeMs) {
+        if (dropping) {
+            return;
+        }
         engine.deliveries().onMessage(tracker, Math.toIntExact(sequenceId), entryNanos, entryMs, eventTime,
                 publishTimeMs, brokerPublishTimeMs);
     }

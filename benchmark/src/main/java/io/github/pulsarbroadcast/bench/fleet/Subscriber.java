@@ -53,6 +53,11 @@ final class Subscriber {
         return cumulative;
     }
 
+    /** Whether a resubscribe starts from the last entry received (a reader), which the broker then sends again. */
+    boolean resumesFromLastEntry() {
+        return mode == Mode.READERS;
+    }
+
     /**
      * The SUBSCRIBE command of consumer {@code index}; a reader that already received entry
      * ({@code lastLedger}, {@code lastEntry}) resumes from there.

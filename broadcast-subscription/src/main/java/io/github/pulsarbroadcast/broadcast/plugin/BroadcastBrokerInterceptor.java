@@ -63,6 +63,11 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
      */
     @Override
     public void consumerCreated(ServerCnx cnx, Consumer consumer, Map<String, String> metadata) {
+        if (service == null) {
+            // Disabled (broadcastEnabled=false): stock Failover for every consumer, as documented. Disconnecting
+            // consumers of a broadcast subscription here put every one of them in an endless reconnect loop.
+            return;
+        }
         if (cnx instanceof BroadcastServerCnx
                 && ((BroadcastServerCnx) cnx).takeBroadcastJoin(consumer.consumerId()) != null) {
             log.warn("[{}][{}] Broadcast consumer {} was attached to a plain subscription; disconnecting it so that"

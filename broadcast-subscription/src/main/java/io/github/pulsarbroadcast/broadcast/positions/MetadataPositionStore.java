@@ -51,6 +51,9 @@ public final class MetadataPositionStore implements PositionStore {
     /** magic, writer id, slot, chunks, length, CRC, saved-at wall-clock millis; then the inline snapshot. */
     private static final int HEAD_BYTES = 4 + 8 + 4 + 4 + 4 + 4 + 8;
     private static final int SAVED_AT_OFFSET = HEAD_BYTES - 8;
+    /** Bounds of a readable head: far above any real snapshot (about 3 bytes per consumer plus its name). */
+    static final int MAX_CHUNKS = 65_536;
+    static final int MAX_SNAPSHOT_BYTES = 1 << 30;
 
     private final MetadataStore store;
     private final String path;
@@ -172,6 +175,11 @@ public final class MetadataPositionStore implements PositionStore {
             byte[] inline = new byte[h.remaining()];
             h.get(inline);
             return CompletableFuture.completedFuture(decode(inline, savedAt));
+        }
+        if (chunks < 0 || chunks > MAX_CHUNKS || length < chunks || length > MAX_SNAPSHOT_BYTES) {
+            // A damaged head (it has no checksum of its own) must not start millions of reads or a huge allocation.
+            return CompletableFuture.completedFuture(new Loaded(null, "head names " + chunks + " chunks of " + length
+                    + " bytes in all (at most " + MAX_CHUNKS + " chunks, " + MAX_SNAPSHOT_BYTES + " bytes)", 0, false));
         }
         // One at a time (ChunkReads), heads too: read together, they come back as one response above ZooKeeper's limit.
         List<CompletableFuture<Optional<GetResult>>> reads = new ArrayList<>();

@@ -149,6 +149,20 @@ public class MetadataPositionStoreTest {
         assertTrue(loaded.problem.contains("CRC") || loaded.problem.contains("checksum"), loaded.problem);
     }
 
+    /** A damaged head that names absurd chunk counts or sizes is reported, without reading or allocating them. */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aHeadWithAbsurdChunksIsReportedNotRead() throws Exception {
+        MetadataPositionStore writer = store(metadata, 100);
+        for (int[] chunksAndLength : new int[][] {{100_000, 200_000}, {-1, 10}, {5, 2}, {1, Integer.MAX_VALUE}}) {
+            byte[] head = java.nio.ByteBuffer.allocate(36).putInt(0x50424801).putLong(7).putInt(0)
+                    .putInt(chunksAndLength[0]).putInt(chunksAndLength[1]).putInt(0).putLong(1).array();
+            metadata.put(writer.path(), head, Optional.empty()).get();
+            PositionStore.Loaded loaded = store(metadata, 100).load().get();
+            assertNull(loaded.positions);
+            assertTrue(loaded.problem.contains("chunks") && loaded.problem.contains("at most"), loaded.problem);
+        }
+    }
+
     @Test(groups = "unit", timeOut = 60_000)
     public void deleteRemovesEverythingAndStopsSaving() throws Exception {
         MetadataPositionStore writer = store(metadata, 100);
