@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Properties;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.protocol.ByteBufPair;
 
@@ -123,6 +124,20 @@ final class ModelHarness implements DispatchLoop {
         return new SubscriptionEngine(topic, "fleet", -1, ledger, config(10, 5, 60, 1000, 1000),
                 io.github.pulsarbroadcast.broadcast.WindowBudget.unlimited(), this, () -> nowNanos,
                 new SubscriptionStart(new ModelPositionStore(), null, false));
+    }
+
+    /** A connection that adds the position of every entry it is sent to {@code positions}. */
+    static Connection recording(List<PositionImpl> positions) {
+        return new Connection(new Deliveries() {
+            @Override
+            public void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch) {
+                positions.add(entry.position);
+            }
+
+            @Override
+            public void endOfTopic(long consumerId) {
+            }
+        });
     }
 
     /** A connection that drops whatever it is sent. */

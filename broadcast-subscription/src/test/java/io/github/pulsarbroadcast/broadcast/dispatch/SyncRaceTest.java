@@ -105,16 +105,7 @@ public class SyncRaceTest {
         assertEquals(ledger.markDeleted(), PositionImpl.get(LEDGER, 2), "the reset's position");
 
         List<PositionImpl> received = new ArrayList<>();
-        ModelHarness.Connection recording = new ModelHarness.Connection(new ModelHarness.Deliveries() {
-            @Override
-            public void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch) {
-                received.add(entry.position);
-            }
-
-            @Override
-            public void endOfTopic(long consumerId) {
-            }
-        });
+        ModelHarness.Connection recording = ModelHarness.recording(received);
         BroadcastConsumer back = engine.join(2, "car", recording, InitialPosition.Latest, 0);
         engine.flow(back, 100);
         deliverEverything(world, ledger);

@@ -67,16 +67,7 @@ public class UnreadableEntriesTest {
 
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
     private BroadcastConsumer publishWhileOneConsumerHasNoPermits() throws Exception {
-        ModelHarness.Connection recording = new ModelHarness.Connection(new ModelHarness.Deliveries() {
-            @Override
-            public void delivered(BroadcastConsumer consumer, WindowEntry entry, long epoch) {
-                received.add(entry.position);
-            }
-
-            @Override
-            public void endOfTopic(long consumerId) {
-            }
-        });
+        ModelHarness.Connection recording = ModelHarness.recording(received);
         BroadcastConsumer late = engine.join(1, "late", recording, InitialPosition.Earliest, 0);
         BroadcastConsumer live = engine.join(2, "live", ModelHarness.discarding(), InitialPosition.Earliest, 0);
         settle();
