@@ -172,7 +172,7 @@ public final class BenchSettings implements Cloneable {
     }
 
     /** True for a capacity run ({@link #capacityRates}). */
-    /** Nanoseconds between sends of a run at {@link #rate}; 0 for a capacity run (its steps have rates of their own). */
+    /** Nanoseconds between sends of a run at {@link #rate}; 0 for a capacity run (each step has its own rate). */
     public long periodNanos() {
         return capacity() || rate <= 0 ? 0 : Math.max(1, Math.round(1e9 / rate));
     }

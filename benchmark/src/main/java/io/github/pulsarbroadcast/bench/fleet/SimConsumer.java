@@ -200,11 +200,12 @@ final class SimConsumer implements EntryReader.Sink {
         }
         entryNanos = System.nanoTime();
         entryMs = System.currentTimeMillis();
-        dropping = resumeLedgerId >= 0
+        boolean again = resumeLedgerId >= 0
                 && (ledgerId < resumeLedgerId || ledgerId == resumeLedgerId && entryId <= resumeEntryId);
-        if (!dropping) {
+        if (!again) {
             resumeLedgerId = -1;
         }
+        dropping = again;
         int messages;
         try {
             messages = group.reader().read(headersAndPayload, this);
@@ -214,8 +215,10 @@ final class SimConsumer implements EntryReader.Sink {
         } finally {
             dropping = false;
         }
-        lastLedgerId = ledgerId;
-        lastEntryId = entryId;
+        if (!again) {
+            lastLedgerId = ledgerId;
+            lastEntryId = entryId;
+        }
         h.ack(consumerId, ledgerId, entryId, subscriber.cumulative());
         available += messages;
         maybeFlow();

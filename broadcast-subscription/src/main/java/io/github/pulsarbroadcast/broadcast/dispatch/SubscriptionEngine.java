@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
  * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
  * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} is volatile, {@link #resets}
- * atomic ({@link #resetsBegun} guarded by its monitor) and {@link #recovery} thread-safe (any writer). {@link #scan} is confined to the dispatch thread.
+ * atomic ({@link #resetsBegun} guarded by its monitor) and {@link #recovery} thread-safe (any writer). {@link #scan}
+ * is confined to the dispatch thread.
  */
 final class SubscriptionEngine {
 

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * Adds the plugin's metrics to the broker's {@code /metrics}: the per-subscription families of
  * {@link SubscriptionFamilies} for every broadcast subscription open on this broker (left out, as stock leaves out its
  * topic-level series, when the broker's {@code exposeTopicLevelMetricsInPrometheus} is false: only their count is
- * written then), and the executor's per-thread queue depth, task count, task time and slow tasks. Registered once by the interceptor with
- * {@code PulsarService.addPrometheusRawMetricsProvider}.
+ * written then), and the executor's per-thread queue depth, task count, task time and slow tasks. Registered once by
+ * the interceptor with {@code PulsarService.addPrometheusRawMetricsProvider}.
  *
  * <p>Cost per scrape: one walk over the broker's topics (as the stock metrics make), and per broadcast subscription
  * one {@link io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionSnapshot} (what the last periodic sync gathered
