@@ -328,20 +328,33 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
                 name, threads[index].getName(), queued, maxQueuedTasksPerThread, describe(key, index))));
     }
 
-    /** Waits for every thread to terminate by {@code deadlineNanos}; false if one did not. */
+    /**
+     * Waits for every thread to terminate by {@code deadlineNanos}; false if one did not. An interrupt of the caller
+     * does not cut the wait short (the timeout is a promise to the queued work); the caller's interrupt status is set
+     * again when it returns.
+     */
     private boolean awaitDrained(long deadlineNanos) {
+        boolean interrupted = false;
         try {
             for (int i = 0; i < threads.length; i++) {
                 ExecutorService thread = delegate.chooseThread((long) i);
-                long remaining = Math.max(0L, deadlineNanos - System.nanoTime());
-                if (!thread.awaitTermination(remaining, TimeUnit.NANOSECONDS)) {
-                    return false;
+                while (true) {
+                    try {
+                        long remaining = Math.max(0L, deadlineNanos - System.nanoTime());
+                        if (!thread.awaitTermination(remaining, TimeUnit.NANOSECONDS)) {
+                            return false;
+                        }
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true; // the flag is clear now: the next wait blocks
+                    }
                 }
             }
             return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -67,6 +67,47 @@ public class ShutdownTest {
         }
     }
 
+    /**
+     * A caller whose interrupt flag is set still gets the whole timeout for the queues to drain, and its flag back.
+     * Regression (twenty-sixth session's review): the wait ended at once and every queued task was dropped.
+     */
+    @Test(groups = "unit", timeOut = 20_000)
+    public void anInterruptedCallerStillWaitsForTheQueuesToDrain() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicInteger ran = new AtomicInteger();
+        SubscriptionOrderedExecutor executor = SubscriptionOrderedExecutor.builder().name("interrupted-caller")
+                .numThreads(1).build();
+        SubscriptionKey key = Keys.onThread(executor, 0);
+        executor.executeOrdered(key, () -> {
+            started.countDown();
+            OrderingTest.awaitQuietly(gate);
+        });
+        OrderingTest.awaitQuietly(started);
+        for (int i = 0; i < 5; i++) {
+            executor.executeOrdered(key, ran::incrementAndGet);
+        }
+        AtomicReference<ShutdownReport> report = new AtomicReference<>();
+        AtomicBoolean flagAfter = new AtomicBoolean();
+        Thread caller = new Thread(() -> {
+            Thread.currentThread().interrupt();
+            report.set(executor.shutdown(Duration.ofSeconds(10)));
+            flagAfter.set(Thread.currentThread().isInterrupted());
+        }, "interrupted-caller");
+        try {
+            caller.start();
+            await().atMost(Duration.ofSeconds(5)).until(executor::isShutdown);
+            gate.countDown();
+            caller.join(15_000);
+            assertTrue(report.get().drained(), String.valueOf(report.get()));
+            assertEquals(ran.get(), 5, "every queued task ran");
+            assertTrue(flagAfter.get(), "the caller's interrupt status is set again");
+        } finally {
+            gate.countDown();
+            executor.close();
+        }
+    }
+
     @Test(groups = "unit", timeOut = 20_000)
     public void shutdownWithABlockedTaskReportsAbandonedAndInterruptedTasks() {
         CountDownLatch started = new CountDownLatch(1);

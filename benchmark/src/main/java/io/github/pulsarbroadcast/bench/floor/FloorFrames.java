@@ -30,16 +30,19 @@ final class FloorFrames {
     private final ChannelHandlerContext ctx;
     /** The buffer being filled, or null; written out by {@link #finish} or when the next frame does not fit. */
     private ByteBuf current;
-    /** Bytes written out in this pass before {@link #current}. */
-    private long passWritten;
 
     FloorFrames(ChannelHandlerContext ctx) {
         this.ctx = ctx;
     }
 
-    /** Whether one more frame may be added: the connection, with this pass, is still under its high-water mark. */
+    /**
+     * Whether one more frame may be added: the connection, with this pass, is still under its high-water mark. The
+     * bytes of this pass already written out are in the channel's pending count (Netty counts a write at once, before
+     * the flush), so only the buffer being filled is added (regression, twenty-sixth session's review: counting the
+     * written ones again stopped a pass of several buffers at half the mark).
+     */
     boolean fits() {
-        long pending = passWritten + (current == null ? 0 : current.readableBytes());
+        long pending = current == null ? 0 : current.readableBytes();
         return pending < ctx.channel().bytesBeforeUnwritable();
     }
 
@@ -68,14 +71,12 @@ final class FloorFrames {
         if (current != null) {
             writeCurrent();
         }
-        passWritten = 0;
     }
 
     private void writeCurrent() {
         ByteBuf out = current;
         current = null;
         if (out.isReadable()) {
-            passWritten += out.readableBytes();
             ctx.write(out, ctx.voidPromise());
         } else {
             out.release();

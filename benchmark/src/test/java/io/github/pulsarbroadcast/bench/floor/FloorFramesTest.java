@@ -90,6 +90,34 @@ public class FloorFramesTest {
         }
     }
 
+    /**
+     * A pass of several buffers (5,000 consumers x 1 KB, the floor's 5,000-per-connection layout) stops at the
+     * high-water mark, not at half of it. Regression (twenty-sixth session's review): the bytes already written in
+     * the pass were counted twice.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aPassOfSeveralBuffersStopsAtTheHighWaterMarkNotHalfOfIt() {
+        EmbeddedChannel channel = new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+        channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(2 * 1024 * 1024, 4 * 1024 * 1024));
+        FloorFrames frames = new FloorFrames(channel.pipeline().firstContext());
+        ByteBuf entry = entry(new Random(2), 1_000);
+        try {
+            int added = 0;
+            while (frames.fits() && added < 5_000) {
+                frames.add(added, added, entry, 5_000 - added);
+                added++;
+            }
+            frames.finish();
+            // About 1.1 KB a frame: 4 MiB holds about 3,700 of them; half the mark would have stopped near 1,900.
+            assertTrue(added > 3_500 && added < 5_000, added + " frames");
+            assertFalse(channel.isWritable(), "the pass that crossed the mark must make the connection unwritable");
+            channel.flush();
+        } finally {
+            entry.release();
+            channel.finishAndReleaseAll();
+        }
+    }
+
     /** An entry as the floor server makes it (metadata, checksum, payload), of {@code size} payload bytes. */
     private static ByteBuf entry(Random random, int size) {
         byte[] payload = new byte[size];
