@@ -55,6 +55,12 @@ public final class VirtualCursor {
     /** The next position to send. Dispatch thread only. */
     private long nextLedger;
     private long nextEntry;
+    /**
+     * After a {@link #rewind}, the highest position sent before it (ledger -1: none): entries up to it may have been
+     * acknowledged since the rewind and are checked before they are sent again. Dispatch thread only.
+     */
+    private long resendLedger = -1;
+    private long resendEntry;
     /** Messages the consumer can still receive (flow-control permits). Single writer: dispatcher thread; volatile
      *  for stats readers. */
     private volatile int permits;
@@ -292,6 +298,31 @@ public final class VirtualCursor {
     /** Rewinds so that everything after the acknowledged position is sent again (redelivery). */
     public void rewind() {
         setNext(rules.sequence().next(acknowledged()));
+        resendLedger = sentLedger;
+        resendEntry = sentEntry;
+    }
+
+    /**
+     * Whether the entry at {@code position}, next in line, needs no sending: acknowledged on its own, or, while
+     * entries sent before a {@link #rewind} are sent again, at or below the acknowledged position. Acks that the
+     * client sent before it asked for the redelivery can arrive after the rewind (the Java client sends a redelivery
+     * at once and its grouped acks up to 100 ms later); without the second check their messages were sent again.
+     * Only entries up to the highest sent before the rewind can be acknowledged, so the lock is taken for them only.
+     * Dispatch thread.
+     */
+    public boolean needsNoSending(PositionImpl position) {
+        if (resendLedger >= 0) {
+            if (compare(position.getLedgerId(), position.getEntryId(), resendLedger, resendEntry) > 0) {
+                resendLedger = -1;
+            } else {
+                synchronized (this) {
+                    if (compareToAcknowledged(position) <= 0) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return isIndividuallyAcknowledged(position);
     }
 
     /** Moves the next position to send forward (after {@link #skipTo}); never backwards. */

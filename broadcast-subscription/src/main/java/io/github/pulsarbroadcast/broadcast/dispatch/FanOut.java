@@ -287,7 +287,7 @@ final class FanOut {
         for (int i = index; i < source.size() && bc.cursor.permits() > 0; i++) {
             WindowEntry e = source.get(i);
             PositionImpl following = i + 1 < source.size() ? source.get(i + 1).position : source.after();
-            if (bc.cursor.isIndividuallyAcknowledged(e.position)) {
+            if (bc.cursor.needsNoSending(e.position)) {
                 bc.cursor.skip(following);
             } else {
                 send.addEntry(e);

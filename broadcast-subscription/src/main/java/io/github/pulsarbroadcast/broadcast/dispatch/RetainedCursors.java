@@ -83,6 +83,8 @@ final class RetainedCursors implements NameHandover.Releases {
         final List<BroadcastConsumer> movedForward = new ArrayList<>();
         /** Whether any position (connected or retained) was moved forward. */
         boolean movedAny;
+        /** Retained positions (no consumer connected) moved forward. */
+        int movedRetained;
         int expired;
         /** When not null, every position's lag ({@link #lagOf}) and connected consumer are added to it. */
         ConsumerSummaries summaries;
@@ -231,6 +233,7 @@ final class RetainedCursors implements NameHandover.Releases {
         out.lowestNext = null;
         out.movedForward.clear();
         out.movedAny = false;
+        out.movedRetained = 0;
         out.expired = 0;
         for (int i = 0; i < table.size(); i++) {
             BroadcastConsumer attachedTo = table.attached(i);
@@ -249,6 +252,8 @@ final class RetainedCursors implements NameHandover.Releases {
             out.movedAny = true;
             if (attachedTo != null) {
                 out.movedForward.add(attachedTo);
+            } else {
+                out.movedRetained++;
             }
         }
         out.lowestAcknowledged = cursor.lowerAcknowledged(out.lowestAcknowledged);

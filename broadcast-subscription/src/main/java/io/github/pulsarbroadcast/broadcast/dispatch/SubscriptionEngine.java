@@ -297,6 +297,8 @@ final class SubscriptionEngine {
         if (scan.movedAny) {
             positions.changed();
         }
+        // Retained positions moved by policy are counted as connected ones are (regression: they were not).
+        counters.consumersSkippedForward += scan.movedRetained;
         if (!scan.movedForward.isEmpty()) {
             PositionImpl next = storage.next(markDeleted);
             for (BroadcastConsumer bc : scan.movedForward) {

@@ -82,6 +82,13 @@ final class ModelHarness implements DispatchLoop {
         }
     }
 
+    /** Runs queued tasks and {@code ledger}'s pending answers until neither has any left. */
+    void settle(ModelLedger ledger) {
+        while (runOne() || ledger.completeOne()) {
+            // until quiet
+        }
+    }
+
     /** How much background work is queued. */
     int backgroundQueued() {
         return background.size();

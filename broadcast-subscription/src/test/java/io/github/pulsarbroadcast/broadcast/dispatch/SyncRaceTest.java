@@ -41,7 +41,7 @@ public class SyncRaceTest {
         for (int i = 0; i < 10; i++) {
             ledger.publish(false);
         }
-        deliverEverything(world, ledger);
+        world.settle(ledger);
         assertEquals(engine.acknowledge(retained, LEDGER, 2, true), AckResult.ADVANCED);
         assertEquals(engine.acknowledge(connected, LEDGER, 9, true), AckResult.ADVANCED);
         engine.leave(retained); // its position is retained (60 s here)
@@ -81,7 +81,7 @@ public class SyncRaceTest {
         for (int i = 0; i < 10; i++) {
             ledger.publish(false);
         }
-        deliverEverything(world, ledger);
+        world.settle(ledger);
         assertEquals(engine.acknowledge(first, LEDGER, 8, true), AckResult.ADVANCED);
         engine.leave(first);
         world.runAll();
@@ -108,21 +108,8 @@ public class SyncRaceTest {
         ModelHarness.Connection recording = ModelHarness.recording(received);
         BroadcastConsumer back = engine.join(2, "car", recording, InitialPosition.Latest, 0);
         engine.flow(back, 100);
-        deliverEverything(world, ledger);
+        world.settle(ledger);
         assertEquals(received.isEmpty() ? null : received.get(0), PositionImpl.get(LEDGER, 3),
                 "the retained consumer resumes after the reset position: " + received);
-    }
-
-    private static void deliverEverything(ModelHarness world, ModelLedger ledger) {
-        boolean any = true;
-        while (any) {
-            any = false;
-            while (world.runOne()) {
-                any = true;
-            }
-            while (ledger.completeOne()) {
-                any = true;
-            }
-        }
     }
 }

@@ -95,8 +95,6 @@ public class UnreadableEntriesTest {
 
     /** Runs dispatch tasks and storage answers until neither has anything left. */
     private void settle() {
-        while (world.runOne() || ledger.completeOne()) {
-            // until quiet
-        }
+        world.settle(ledger);
     }
 }
