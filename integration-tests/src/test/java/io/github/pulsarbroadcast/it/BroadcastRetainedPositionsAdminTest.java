@@ -48,6 +48,31 @@ public class BroadcastRetainedPositionsAdminTest extends BroadcastTestBase {
     }
 
     /**
+     * Replacing a broadcast subscription's properties keeps the broadcast key, so the subscription still serves its
+     * consumers after the next load. Regression (twenty-sixth session's review): the key was dropped, and after a
+     * reload every broadcast consumer was refused.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void replacingThePropertiesKeepsTheSubscriptionBroadcast() throws Exception {
+        String topic = newTopic("properties");
+        broadcastConsumer(topic, "fleet", "car").close();
+        cluster.admin().topics().updateSubscriptionProperties(topic, "fleet", java.util.Map.of("team", "roads"));
+        java.util.Map<String, String> stored = cluster.admin().topics().getStats(topic).getSubscriptions()
+                .get("fleet").getSubscriptionProperties();
+        assertEquals(stored.get("team"), "roads");
+        assertEquals(stored.get(io.github.pulsarbroadcast.broadcast.BroadcastMode.KEY),
+                io.github.pulsarbroadcast.broadcast.BroadcastMode.BROADCAST);
+        cluster.admin().topics().unload(topic);
+        Consumer<String> back = closeAfterTest(broadcastConsumer(topic, "fleet", "car"));
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = publish(producer, "after", 3);
+            assertEquals(receive(back, 3), sent);
+        }
+        assertTrue(brokerSubscription(topic, "fleet") instanceof
+                io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription);
+    }
+
+    /**
      * Waits until the plugin's periodic sync moved the retained position: the largest lag over every position (parked
      * is the one behind) is what parked has left. Read from a fresh pass ({@code snapshot()} makes its own when no
      * recent sync result exists) or from a sync after the move: either way, after the move.

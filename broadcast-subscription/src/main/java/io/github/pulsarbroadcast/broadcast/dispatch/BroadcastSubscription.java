@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -129,6 +130,21 @@ public final class BroadcastSubscription extends PersistentSubscription
     public CompletableFuture<Void> resetCursor(long timestamp) {
         broadcastDispatcher.beginReset();
         return super.resetCursor(timestamp).whenComplete((v, e) -> broadcastDispatcher.endReset());
+    }
+
+    /**
+     * Stock replaces every property ({@code pulsar-admin topics update-subscription-properties}); the broadcast key
+     * is kept, as without it the next load of the topic would refuse every broadcast consumer and let stock ones in
+     * (regression, twenty-sixth session's review).
+     */
+    @Override
+    public CompletableFuture<Void> updateSubscriptionProperties(Map<String, String> properties) {
+        if (properties != null && BroadcastMode.BROADCAST.equals(properties.get(BroadcastMode.KEY))) {
+            return super.updateSubscriptionProperties(properties);
+        }
+        Map<String, String> kept = properties == null ? new HashMap<>() : new HashMap<>(properties);
+        kept.put(BroadcastMode.KEY, BroadcastMode.BROADCAST);
+        return super.updateSubscriptionProperties(kept);
     }
 
     /** Stock deletion (unsubscribe, admin delete, expiry), then the saved consumer positions are removed. */

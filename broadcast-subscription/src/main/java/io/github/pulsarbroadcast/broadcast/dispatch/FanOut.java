@@ -163,6 +163,12 @@ final class FanOut {
         window.clear();
     }
 
+    /** After a reset-cursor: what was read is dropped, and a terminated topic's end is found anew. */
+    void cursorWasReset() {
+        release();
+        tail.cursorWasReset();
+    }
+
     /** Accepts work again after {@link #close} (the subscription resumed after a failed close). */
     void reopen() {
         closed = false;

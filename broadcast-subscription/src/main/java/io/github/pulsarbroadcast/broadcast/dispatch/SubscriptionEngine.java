@@ -345,7 +345,7 @@ final class SubscriptionEngine {
         recovery.open(null);
         positions.changed();
         positions.saveNow(cursors, now, false);
-        post(fanOut::release);
+        post(fanOut::cursorWasReset);
     }
 
     private PositionImpl markDeletedForScan() {

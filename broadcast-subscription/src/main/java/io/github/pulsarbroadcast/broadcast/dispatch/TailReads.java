@@ -92,6 +92,15 @@ final class TailReads extends StorageReads {
         waitingCount = 0;
     }
 
+    /**
+     * The subscription's cursor was reset: entries of a terminated topic after the reset position are there to read
+     * again, so the end is found anew by the next read (regression, twenty-sixth session's review: consumers of a
+     * terminated topic reset to an earlier message were told "end of topic" and got nothing).
+     */
+    void cursorWasReset() {
+        terminated = false;
+    }
+
     @Override
     void onEntries(List<Entry> entries, long arrivedNanos) {
         long startNanos = System.nanoTime();

@@ -36,6 +36,8 @@ final class ModelLedger implements SubscriptionStorage {
     private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
     private final List<ByteBuf> created = new ArrayList<>();
     int failNextReads;
+    /** A terminated topic: a tail read with nothing left fails with NoMoreEntriesToRead, as the managed ledger's. */
+    private boolean terminated;
     /** Runs once, on the next read of the mark-delete position, after the read (a race placed deterministically). */
     Runnable onNextMarkDeletedRead;
     boolean skipNonRecoverable;
@@ -223,6 +225,11 @@ final class ModelLedger implements SubscriptionStorage {
         for (PositionImpl p = start; positions.size() < maxEntries && exists(p); p = next(p)) {
             positions.add(p);
         }
+        if (positions.isEmpty() && terminated) {
+            completions.add(() -> callback.readEntriesFailed(
+                    new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), null));
+            return;
+        }
         if (positions.isEmpty()) {
             waitingRead = callback;
             waitingMax = maxEntries;
@@ -238,6 +245,18 @@ final class ModelLedger implements SubscriptionStorage {
             return;
         }
         completions.add(() -> callback.readEntriesComplete(entries(positions), null));
+    }
+
+    /** Terminates the topic: a tail read waiting for entries fails now, later ones once nothing is left. */
+    void terminate() {
+        terminated = true;
+        if (waitingRead != null) {
+            ReadEntriesCallback callback = waitingRead;
+            waitingRead = null;
+            onWaitingList = false;
+            completions.add(() -> callback.readEntriesFailed(
+                    new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), null));
+        }
     }
 
     @Override
