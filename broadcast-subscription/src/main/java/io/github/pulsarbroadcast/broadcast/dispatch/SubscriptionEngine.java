@@ -26,8 +26,7 @@ import org.slf4j.LoggerFactory;
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
  * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
  * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} is volatile, {@link #resets}
- * atomic ({@link #resetsBegun} guarded by its monitor) and {@link #recovery} thread-safe (any writer). {@link #scan}
- * is confined to the dispatch thread.
+ * and {@link #recovery} thread-safe (any writer). {@link #scan} is confined to the dispatch thread.
  */
 final class SubscriptionEngine {
 
@@ -57,9 +56,7 @@ final class SubscriptionEngine {
     /** The positions captured by {@link #close}, for {@link #reopen}; volatile (stock threads). */
     private volatile java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> positionsAtClose;
     /** Reset-cursor operations under way: while any runs, no joins and no mark-delete. */
-    private final java.util.concurrent.atomic.AtomicInteger resets = new java.util.concurrent.atomic.AtomicInteger();
-    /** Resets begun so far; guarded by {@link #resets}' monitor (as is issuing a mark-delete from the sync). */
-    private long resetsBegun;
+    private final ResetGate resets = new ResetGate();
     /** Asked under the positions' lock at the start of each scan. */
     private final RetainedCursors.ScanStart scanStart = this::markDeletedForScan;
 
@@ -160,7 +157,7 @@ final class SubscriptionEngine {
         if (closed) {
             throw new SubscriptionFencedException("Broadcast subscription " + name + " is closing");
         }
-        if (resets.get() > 0) {
+        if (resets.underWay()) {
             throw new SubscriptionFencedException("Broadcast subscription " + name + " is being reset");
         }
         boolean brokerEntryMetadata = cnx.receivesBrokerEntryMetadata();
@@ -278,7 +275,7 @@ final class SubscriptionEngine {
         if (summarize) {
             summaries.begin();
         }
-        long resetsBefore = resetsBegun;
+        long resetsBefore = resets.begunSoFar();
         // Closed and reset are checked, and the mark-delete read, under the positions' lock (regression: checked
         // before it, a close's drop of the retained positions could fall between, and the mark-delete pass them).
         if (!cursors.scan(scanStart, now, scan)) {
@@ -311,11 +308,7 @@ final class SubscriptionEngine {
         // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
         PositionImpl lowest = scan.lowestAcknowledged;
         if (!recovery.isOpen() && lowest != null && lowest.compareTo(markDeleted) > 0) {
-            synchronized (resets) { // no reset began since the scan (beginReset), so the positions are current
-                if (resets.get() == 0 && resetsBegun == resetsBefore) {
-                    storage.markDelete(lowest);
-                }
-            }
+            resets.markDeleteUnlessResetSince(resetsBefore, storage, lowest);
         }
         if (scan.lowestNext != null) {
             fanOut.trimWindow(scan.lowestNext);
@@ -327,10 +320,7 @@ final class SubscriptionEngine {
 
     /** An operator's reset-cursor starts: refuse joins, freeze the mark-delete. */
     void beginReset() {
-        synchronized (resets) {
-            resetsBegun++;
-            resets.incrementAndGet();
-        }
+        resets.begin();
     }
 
     /**
@@ -349,11 +339,11 @@ final class SubscriptionEngine {
     }
 
     private PositionImpl markDeletedForScan() {
-        return closed || resets.get() > 0 ? null : storage.markDeleted();
+        return closed || resets.underWay() ? null : storage.markDeleted();
     }
 
     void endReset() {
-        resets.decrementAndGet();
+        resets.end();
     }
 
     /**
