@@ -63,11 +63,12 @@ public final class MetadataPositionStore implements PositionStore {
     private final long writerId = ThreadLocalRandom.current().nextLong();
 
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
-    /** Version of the head node last seen; -1 when there is none. */
+    /**
+     * Version of the head node last seen; -1 until this store has written the head with its writer id ({@link #load},
+     * {@link #discard}, or the take-over before a first save after those failed).
+     */
     private long version = -1;
     private int slot;
-    /** Whether this store has written the head with its writer id ({@link #load}, {@link #discard} or a write). */
-    private boolean takenOver;
     private boolean fenced;
     private boolean deleted;
 
@@ -155,7 +156,6 @@ public final class MetadataPositionStore implements PositionStore {
             synchronized (this) {
                 version = stat.getVersion();
                 slot = headSlot;
-                takenOver = true;
             }
         });
     }
@@ -279,7 +279,7 @@ public final class MetadataPositionStore implements PositionStore {
             if (fenced || deleted) {
                 return CompletableFuture.completedFuture(null);
             }
-            if (!takenOver) {
+            if (version < 0) { // not taken over yet
                 return takeOverNow().thenCompose(v -> write(snapshot, savedAt));
             }
             expected = version;

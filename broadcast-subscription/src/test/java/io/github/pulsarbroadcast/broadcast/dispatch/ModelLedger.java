@@ -226,8 +226,7 @@ final class ModelLedger implements SubscriptionStorage {
             positions.add(p);
         }
         if (positions.isEmpty() && terminated) {
-            completions.add(() -> callback.readEntriesFailed(
-                    new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), null));
+            failAtTheEnd(callback);
             return;
         }
         if (positions.isEmpty()) {
@@ -254,9 +253,13 @@ final class ModelLedger implements SubscriptionStorage {
             ReadEntriesCallback callback = waitingRead;
             waitingRead = null;
             onWaitingList = false;
-            completions.add(() -> callback.readEntriesFailed(
-                    new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), null));
+            failAtTheEnd(callback);
         }
+    }
+
+    private void failAtTheEnd(ReadEntriesCallback callback) {
+        completions.add(() -> callback.readEntriesFailed(
+                new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), null));
     }
 
     @Override
