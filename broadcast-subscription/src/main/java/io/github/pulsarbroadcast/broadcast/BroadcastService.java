@@ -2,11 +2,11 @@ package io.github.pulsarbroadcast.broadcast;
 
 import io.github.pulsarbroadcast.broadcast.metrics.PublishLatencies;
 import io.github.pulsarbroadcast.broadcast.positions.ChunkReads;
+import io.github.pulsarbroadcast.broadcast.positions.CursorDeletions;
 import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,25 +14,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.util.Codec;
-import org.apache.pulsar.metadata.api.MetadataStore;
-import org.apache.pulsar.metadata.api.Notification;
-import org.apache.pulsar.metadata.api.NotificationType;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What the plugin owns on one broker: its configuration, the subscription-keyed executor that runs broadcast
  * dispatch (ordered per subscription) and acknowledgements (on random threads), the broker's scheduler for
- * periodic work, and the saved consumer positions of its subscriptions ({@link #positionStore}): when any
- * subscription's managed cursor is deleted anywhere in the cluster (unsubscribe, subscription or topic deletion,
- * inactive-topic clean-up), the metadata store tells every broker, and each removes the positions saved for it.
+ * periodic work, and the saved consumer positions of its subscriptions ({@link #positionStore}; removed with the
+ * subscription's managed cursor, wherever it is deleted: {@link CursorDeletions}).
  *
  * <p>Threading: immutable references, created in {@code BroadcastBrokerInterceptor#initialize} before any
  * connection exists and shared by every connection and subscription; {@link #close} runs once at broker shut-down.
  */
 public final class BroadcastService implements AutoCloseable {
-
-    private static final Logger log = LoggerFactory.getLogger(BroadcastService.class);
 
     private final PulsarService pulsar;
     private final BroadcastConfig config;
@@ -64,7 +56,7 @@ public final class BroadcastService implements AutoCloseable {
                 .slowTaskThreshold(java.time.Duration.ofMillis(config.executorSlowTaskMs()))
                 .build();
         if (pulsar.getLocalMetadataStore() != null) {
-            pulsar.getLocalMetadataStore().registerListener(this::cursorNodeChanged);
+            pulsar.getLocalMetadataStore().registerListener(new CursorDeletions(pulsar.getLocalMetadataStore()));
         }
     }
 
@@ -73,24 +65,6 @@ public final class BroadcastService implements AutoCloseable {
         return new MetadataPositionStore(pulsar.getLocalMetadataStore(),
                 TopicName.get(topic).getPersistenceNamingEncoding(), Codec.encode(subscription),
                 "[" + topic + "][" + subscription + "]", MetadataPositionStore.DEFAULT_CHUNK_BYTES, chunkReads);
-    }
-
-    private void cursorNodeChanged(Notification n) {
-        if (n.getType() != NotificationType.Deleted) {
-            return;
-        }
-        String ours = MetadataPositionStore.forCursorNode(n.getPath());
-        if (ours == null) {
-            return;
-        }
-        MetadataStore store = pulsar.getLocalMetadataStore();
-        store.exists(ours).thenCompose(exists -> !exists ? CompletableFuture.<Void>completedFuture(null)
-                : store.deleteRecursive(ours).thenRun(() -> log.info("Removed the saved broadcast consumer positions"
-                        + " {}: the subscription's cursor was deleted", ours)))
-                .exceptionally(e -> {
-                    log.debug("Removing {} (cursor deleted): {}", ours, e.toString());
-                    return null;
-                });
     }
 
     public PulsarService pulsar() {

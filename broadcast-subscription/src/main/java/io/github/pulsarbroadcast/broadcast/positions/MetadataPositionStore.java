@@ -12,6 +12,7 @@ import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStore;
 import org.apache.pulsar.metadata.api.MetadataStoreException.BadVersionException;
 import org.apache.pulsar.metadata.api.MetadataStoreException.NotFoundException;
+import org.apache.pulsar.metadata.api.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
  * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
  * loss). A store whose load or discard failed before that write takes the head over before its first save. A head
- * taken over no longer says its snapshot was saved on close.
+ * taken over no longer says its snapshot was saved on close. A head created before the subscription's managed cursor
+ * node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link #load}
+ * discards it rather than resume this subscription's consumers from it.
  *
  * <p>Threading: any thread; writes are chained on {@link #tail} (guarded by {@code this}) and run one at a time;
  * {@link #version}, {@link #slot} and the flags are guarded by {@code this}.
@@ -57,6 +60,8 @@ public final class MetadataPositionStore implements PositionStore {
 
     private final MetadataStore store;
     private final String path;
+    /** The subscription's managed cursor node, whose creation time tells this subscription from an earlier one. */
+    private final String cursorPath;
     private final String name;
     private final int chunkBytes;
     private final ChunkReads chunkReads;
@@ -86,6 +91,7 @@ public final class MetadataPositionStore implements PositionStore {
                                  int chunkBytes, ChunkReads chunkReads) {
         this.store = store;
         this.path = ROOT + "/" + managedLedgerName + "/" + cursorName;
+        this.cursorPath = MANAGED_LEDGERS + managedLedgerName + "/" + cursorName;
         this.name = logName;
         this.chunkBytes = chunkBytes;
         this.chunkReads = chunkReads;
@@ -112,12 +118,27 @@ public final class MetadataPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Loaded> load() {
-        return chunkReads.read(() -> store.get(path)).thenCompose(head -> {
+        return store.get(cursorPath).thenCompose(cursor -> chunkReads.read(() -> store.get(path)).thenCompose(head -> {
             if (head.isEmpty()) {
                 return takeOver(-1, emptyHead(), 0).thenApply(v -> new Loaded(null, null, 0, false));
             }
+            if (cursor.isPresent() && predates(head.get().getStat(), cursor.get().getStat())) {
+                log.info("{} The saved consumer positions predate the subscription's managed cursor: they are an"
+                        + " earlier subscription's of this name (deleted since), not this one's; discarded", name);
+                return discard().thenApply(v -> new Loaded(null, null, 0, false));
+            }
             return read(head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
-        });
+        }));
+    }
+
+    /**
+     * Whether a head was created before the cursor node was: the head of an earlier subscription of the same name
+     * (this one's head is created after its cursor, when the subscription first loads). Creation times are the
+     * metadata store's (ZooKeeper's {@code ctime}); a store that does not keep them (0) says nothing.
+     */
+    static boolean predates(Stat head, Stat cursor) {
+        return head.getCreationTimestamp() > 0 && cursor.getCreationTimestamp() > 0
+                && head.getCreationTimestamp() < cursor.getCreationTimestamp();
     }
 
     /**

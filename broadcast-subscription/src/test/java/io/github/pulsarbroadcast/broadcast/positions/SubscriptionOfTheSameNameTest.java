@@ -1,0 +1,136 @@
+package io.github.pulsarbroadcast.broadcast.positions;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertNull;
+import static org.testng.Assert.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pulsar.metadata.api.MetadataStoreConfig;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.testng.annotations.AfterMethod;
+import org.testng.annotations.BeforeMethod;
+import org.testng.annotations.Test;
+
+/**
+ * A subscription deleted and created again under the same name (an operator's unsubscribe, and devices that
+ * resubscribe at once), over Pulsar's in-memory metadata store: the new subscription neither resumes its consumers
+ * from the earlier one's saved positions nor loses its own to the earlier one's late clean-up ({@link
+ * CursorDeletions}, {@link MetadataPositionStore#load}).
+ */
+public class SubscriptionOfTheSameNameTest {
+
+    private static final String CURSOR = MetadataPositionStore.MANAGED_LEDGERS + "t/ns/persistent/topic/fleet";
+
+    private MetadataStoreExtended metadata;
+
+    @BeforeMethod(alwaysRun = true)
+    public void open() throws Exception {
+        metadata = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
+    }
+
+    @AfterMethod(alwaysRun = true)
+    public void close() throws Exception {
+        if (metadata != null) {
+            metadata.close();
+        }
+    }
+
+    private MetadataPositionStore store() {
+        return new MetadataPositionStore(metadata, "t/ns/persistent/topic", "fleet", "[t][fleet]", 100);
+    }
+
+    private static List<SavedPosition> positions(long entry) {
+        return List.of(new SavedPosition("vehicle-1", 3, entry, null, 0),
+                new SavedPosition("vehicle-2", 3, entry + 1, null, 0));
+    }
+
+    /** Creates the subscription's cursor node, after the store's clock has passed every node created so far. */
+    private void createCursor() throws Exception {
+        long last = metadata.get(MetadataPositionStore.ROOT + "/t/ns/persistent/topic/fleet").get()
+                .map(r -> r.getStat().getCreationTimestamp()).orElse(0L);
+        await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > last);
+        metadata.put(CURSOR, new byte[] {1}, Optional.of(-1L)).get();
+    }
+
+    /**
+     * Regression (found by the twenty-sixth session's review, fixed in the twenty-seventh): the notification of the
+     * earlier cursor's deletion, handled after the subscription was created again, deleted the new subscription's
+     * positions, and its broker stopped saving them (duplicates after the next move).
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aLateCursorDeletionLeavesTheNewSubscriptionsPositions() throws Exception {
+        createCursor();
+        MetadataPositionStore earlier = store();
+        earlier.load().get();
+        earlier.save(positions(5), null, false).get();
+        metadata.delete(CURSOR, Optional.empty()).get(); // unsubscribe
+        earlier.delete().get(); // the owner's own clean-up
+        createCursor(); // a consumer resubscribes at once
+        MetadataPositionStore again = store();
+        again.discard().get(); // what the installer does for a subscription its subscribe created
+        again.save(positions(9), null, false).get();
+
+        assertFalse(new CursorDeletions(metadata).cursorDeleted(CURSOR).get(), "the late notification");
+
+        again.save(positions(11), null, false).get();
+        assertFalse(again.isFenced());
+        assertEquals(store().load().get().positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(11))),
+                "the new subscription's last save, not lost to the earlier one's clean-up");
+    }
+
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aDeletedCursorsPositionsAreRemoved() throws Exception {
+        createCursor();
+        MetadataPositionStore owner = store();
+        owner.load().get();
+        owner.save(positions(5), null, false).get();
+        metadata.delete(CURSOR, Optional.empty()).get();
+        assertTrue(new CursorDeletions(metadata).cursorDeleted(CURSOR).get());
+        assertFalse(metadata.exists(owner.path()).get());
+        assertFalse(new CursorDeletions(metadata).cursorDeleted(CURSOR).get(), "nothing left to remove");
+    }
+
+    /** The wiring: the store's own notification of the cursor's deletion reaches {@link CursorDeletions}. */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void theStoresNotificationRemovesThem() throws Exception {
+        metadata.registerListener(new CursorDeletions(metadata));
+        createCursor();
+        MetadataPositionStore owner = store();
+        owner.load().get();
+        owner.save(positions(5), null, false).get();
+        metadata.put(MetadataPositionStore.MANAGED_LEDGERS + "t/ns/persistent/topic", new byte[0], Optional.empty())
+                .get(); // a managed-ledger node: not a cursor, nothing happens
+        assertTrue(metadata.exists(owner.path()).get());
+        metadata.delete(CURSOR, Optional.empty()).get();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !metadata.exists(owner.path()).get());
+    }
+
+    /**
+     * Regression (twenty-seventh session): an earlier subscription's positions that nobody removed (its deletion's
+     * notification not yet handled, or lost to a broker restart) were loaded by the new subscription of the same name,
+     * whose consumers then resumed after messages the new subscription had never sent them.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void theNewSubscriptionDoesNotResumeFromTheEarlierOnesPositions() throws Exception {
+        createCursor();
+        MetadataPositionStore earlier = store();
+        earlier.load().get();
+        earlier.save(positions(5), null, false).get();
+        assertEquals(store().load().get().positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(5))),
+                "control: the same subscription on its next owner resumes from them");
+        metadata.delete(CURSOR, Optional.empty()).get(); // unsubscribe, never cleaned up
+        createCursor();
+
+        MetadataPositionStore again = store();
+        PositionStore.Loaded loaded = again.load().get();
+        assertNull(loaded.positions, "the earlier subscription's positions");
+        again.save(positions(9), null, false).get();
+        assertFalse(again.isFenced());
+        assertEquals(store().load().get().positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(9))),
+                "the new subscription's own, on its next owner");
+    }
+}
