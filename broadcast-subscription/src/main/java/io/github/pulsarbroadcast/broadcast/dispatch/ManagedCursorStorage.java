@@ -32,7 +32,8 @@ final class ManagedCursorStorage implements SubscriptionStorage {
 
     @Override
     public PositionImpl readPosition() {
-        return (PositionImpl) cursor.getReadPosition();
+        PositionImpl read = (PositionImpl) cursor.getReadPosition();
+        return read.getEntryId() < 0 ? normalize(read) : read;
     }
 
     @Override
@@ -66,8 +67,20 @@ final class ManagedCursorStorage implements SubscriptionStorage {
         return next.compareTo(position) > 0 ? next : position;
     }
 
+    /**
+     * A read from the cursor's read position, moved first to the entry it stands before when it names none. Stock's
+     * reset-cursor to the earliest position leaves the read position at
+     * {@code (first ledger, -1)}, which no read can serve (BookKeeper refuses entry -1, for ever); stock's own
+     * dispatchers never read from there, as they rewind the cursor to the entry after the mark-delete position when
+     * a consumer joins. (Regression, twenty-seventh session: every consumer of a subscription reset to the earliest
+     * position stopped receiving, new messages included, until the topic was unloaded.)
+     */
     @Override
     public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback) {
+        PositionImpl read = (PositionImpl) cursor.getReadPosition();
+        if (read.getEntryId() < 0) {
+            cursor.seek(normalize(read));
+        }
         cursor.asyncReadEntriesOrWait(maxEntries, maxBytes, callback, null, PositionImpl.LATEST);
     }
 

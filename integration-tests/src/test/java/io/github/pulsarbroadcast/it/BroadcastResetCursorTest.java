@@ -1,0 +1,134 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.testng.annotations.Test;
+
+/**
+ * An operator's reset-cursor on a broadcast subscription whose consumers stay connected (the same client consumer
+ * objects, which the broker disconnects and which subscribe again by themselves, as with stock subscriptions): every
+ * consumer receives again from the reset position, in order, and then what is published after it; on a live topic
+ * and on a terminated one. Stock's own Failover subscription does the same (checked by hand, twenty-seventh session).
+ */
+public class BroadcastResetCursorTest extends BroadcastTestBase {
+
+    /** A broadcast consumer whose acknowledgements leave at once, so the client's own duplicate filter is empty. */
+    private Consumer<String> car(String topic, String name) throws PulsarClientException {
+        return closeAfterTest(Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic)
+                .subscriptionName("fleet").consumerName(name).acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS)
+                .subscribe());
+    }
+
+    /** Receives {@code n} messages and acknowledges each; fails if one does not come within 10 s. */
+    private static List<String> receiveAndAck(Consumer<String> consumer, int n) throws PulsarClientException {
+        List<String> got = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            org.apache.pulsar.client.api.Message<String> m = consumer.receive(10, TimeUnit.SECONDS);
+            if (m == null) {
+                throw new AssertionError(consumer.getConsumerName() + " received " + got + ", then nothing for 10 s");
+            }
+            got.add(m.getValue());
+            consumer.acknowledge(m);
+        }
+        return got;
+    }
+
+    private List<Consumer<String>> readAll(String topic, List<String> sent) throws Exception {
+        List<Consumer<String>> cars = List.of(car(topic, "car-1"), car(topic, "car-2"));
+        try (Producer<String> producer = producer(topic)) {
+            sent.addAll(publish(producer, "m", 5));
+        }
+        for (Consumer<String> car : cars) {
+            assertEquals(receiveAndAck(car, 5), sent);
+        }
+        await("acknowledged").atMost(Duration.ofSeconds(10)).until(() -> dispatcher(topic, "fleet").counters()
+                .acks() >= 10);
+        return cars;
+    }
+
+    /**
+     * Regression (twenty-seventh session): stock's reset to the earliest position leaves the managed cursor's read
+     * position at (first ledger, -1); the dispatcher's tail read failed there for ever (BookKeeper refuses entry -1,
+     * retried with back-off), so no consumer received anything again, new messages included.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void resetToTheEarliestReplaysToConnectedConsumersAndTheTailGoesOn() throws Exception {
+        String topic = newTopic("reset-earliest");
+        List<String> sent = new ArrayList<>();
+        List<Consumer<String>> cars = readAll(topic, sent);
+        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        for (Consumer<String> car : cars) {
+            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
+        }
+        try (Producer<String> producer = producer(topic)) {
+            List<String> more = publish(producer, "n", 3);
+            for (Consumer<String> car : cars) {
+                assertEquals(receiveAndAck(car, 3), more, car.getConsumerName() + " after the replay");
+            }
+        }
+    }
+
+    /** The same by time, to before the first message: stock finds no message and resets to the first position. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void resetByTimeBeforeTheFirstMessageReplaysEverything() throws Exception {
+        String topic = newTopic("reset-time");
+        List<String> sent = new ArrayList<>();
+        List<Consumer<String>> cars = readAll(topic, sent);
+        cluster.admin().topics().resetCursor(topic, "fleet", 1L);
+        for (Consumer<String> car : cars) {
+            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
+        }
+    }
+
+    /** To a message in the middle: from that message on. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void resetToAMessageReplaysFromIt() throws Exception {
+        String topic = newTopic("reset-message");
+        List<String> sent = new ArrayList<>();
+        List<Consumer<String>> cars = readAll(topic, sent);
+        MessageId third = null;
+        try (Consumer<String> reader = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("probe")
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+            for (int i = 0; i < 3; i++) {
+                third = reader.receive(10, TimeUnit.SECONDS).getMessageId();
+            }
+        }
+        cluster.admin().topics().resetCursor(topic, "fleet", third);
+        for (Consumer<String> car : cars) {
+            assertEquals(receiveAndAck(car, 3), sent.subList(2, 5), car.getConsumerName() + " after the reset");
+        }
+    }
+
+    /**
+     * A terminated topic: consumers that reached its end receive the messages again after a reset, and the
+     * dispatcher finds the end again without a failed read.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void resetOnATerminatedTopicReplaysAndReachesTheEndAgain() throws Exception {
+        String topic = newTopic("reset-terminated");
+        List<String> sent = new ArrayList<>();
+        List<Consumer<String>> cars = readAll(topic, sent);
+        cluster.admin().topics().terminateTopic(topic);
+        for (Consumer<String> car : cars) {
+            await().atMost(Duration.ofSeconds(30)).until(car::hasReachedEndOfTopic);
+        }
+        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        for (Consumer<String> car : cars) {
+            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
+        }
+        await("no tail read failed").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                .until(() -> dispatcher(topic, "fleet").counters().readFailures() == 0);
+    }
+}
