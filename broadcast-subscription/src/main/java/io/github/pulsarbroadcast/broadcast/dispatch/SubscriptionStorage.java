@@ -15,7 +15,10 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  */
 public interface SubscriptionStorage {
 
-    /** Where the next tail read starts: the managed cursor's read position, moved to the entry it stands before when it names none. */
+    /**
+     * Where the next tail read starts: the managed cursor's read position, or the entry it stands before when it
+     * names none.
+     */
     PositionImpl readPosition();
 
     /** The subscription's durable mark-delete position: everything at or below it is deleted for it. */
