@@ -1,18 +1,13 @@
 package io.github.pulsarbroadcast.executor;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.bookkeeper.common.util.OrderedExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,25 +49,20 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SubscriptionOrderedExecutor.class);
 
-    /** At most one slow-task warning per thread in this time; the count goes on. */
-    private static final long SLOW_WARNING_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
-    private static final int MAX_LOGGED_ABANDONED_KEYS = 20;
 
     /** Immutable. */
     private final String name;
     /** Immutable; 0 means unbounded. */
     private final int maxQueuedTasksPerThread;
-    /** Immutable; tasks that run longer are counted and warned about; 0 means off. */
-    private final long slowTaskNanos;
     /** Final reference to a thread-safe executor. */
     private final OrderedExecutor delegate;
     /** Written only in the constructor, before {@code this} is published; read-only afterwards. */
     private final Thread[] threads;
     /** Per-thread queue lengths and task statistics; thread-safe (see its threading model). */
     private final ThreadCounters counters;
-    /** Atomic (LongAdder); incremented by the executor's threads. */
-    private final LongAdder failedTasks = new LongAdder();
+    /** Immutable: what every task shares (the counters above, the failed-task count, the slow-task threshold). */
+    private final OrderedTask.Accounting accounting;
     /** Guards {@link #shutdownReport}; held for the whole shutdown so that concurrent callers wait for it. */
     private final Object shutdownLock = new Object();
     /** Volatile: set once by {@link #shutdown(Duration)} (under {@link #shutdownLock}), read by submitters. */
@@ -83,8 +73,8 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
     SubscriptionOrderedExecutor(SubscriptionOrderedExecutorBuilder builder) {
         this.name = builder.name;
         this.maxQueuedTasksPerThread = builder.maxQueuedTasksPerThread;
-        this.slowTaskNanos = builder.slowTaskNanos;
         this.counters = new ThreadCounters(builder.numThreads);
+        this.accounting = new OrderedTask.Accounting(builder.name, counters, builder.slowTaskNanos);
         this.delegate = OrderedExecutor.newBuilder()
                 .name(builder.name)
                 .numThreads(builder.numThreads)
@@ -251,7 +241,7 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
      * @return the failed-task count
      */
     public long failedTasks() {
-        return failedTasks.sum();
+        return accounting.failedTasks.sum();
     }
 
     /**
@@ -282,9 +272,9 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
             if (shutdownReport == null) {
                 shutdown = true;
                 delegate.shutdown();
-                shutdownReport = awaitDrained(System.nanoTime() + timeout.toNanos())
-                        ? new ShutdownReport(true, 0, 0)
-                        : abandonRemaining();
+                shutdownReport = Termination.awaitDrained(delegate, threads.length, System.nanoTime()
+                        + timeout.toNanos()) ? new ShutdownReport(true, 0, 0)
+                        : Termination.abandonRemaining(delegate, threads.length, accounting);
                 if (shutdownReport.drained()) {
                     LOG.info("{}: shut down, all queued tasks ran", name);
                 } else {
@@ -313,7 +303,7 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
         }
         reserve(index, key);
         try {
-            delegate.chooseThread((long) index).execute(new Task(index, key, task));
+            delegate.chooseThread((long) index).execute(new OrderedTask(accounting, index, key, task));
         } catch (RejectedExecutionException e) {
             // The wrapped pool refuses work only once it is shut down: shutdown() raced with this submission.
             counters.unreserve(index);
@@ -328,63 +318,8 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
                 name, threads[index].getName(), queued, maxQueuedTasksPerThread, describe(key, index))));
     }
 
-    /**
-     * Waits for every thread to terminate by {@code deadlineNanos}; false if one did not. An interrupt of the caller
-     * does not cut the wait short (the timeout is a promise to the queued work); the caller's interrupt status is set
-     * again when it returns.
-     */
-    private boolean awaitDrained(long deadlineNanos) {
-        boolean interrupted = false;
-        try {
-            for (int i = 0; i < threads.length; i++) {
-                ExecutorService thread = delegate.chooseThread((long) i);
-                while (true) {
-                    try {
-                        long remaining = Math.max(0L, deadlineNanos - System.nanoTime());
-                        if (!thread.awaitTermination(remaining, TimeUnit.NANOSECONDS)) {
-                            return false;
-                        }
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true; // the flag is clear now: the next wait blocks
-                    }
-                }
-            }
-            return true;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Drops the queued tasks, interrupts the running ones, and reports how many of each there were. */
-    private ShutdownReport abandonRemaining() {
-        int running = 0;
-        for (int i = 0; i < threads.length; i++) {
-            running += counters.running(i) ? 1 : 0;
-        }
-        List<Runnable> dropped = delegate.shutdownNow();
-        Map<String, Integer> droppedPerKey = new TreeMap<>();
-        for (Runnable runnable : dropped) {
-            if (runnable instanceof Task) {
-                Task task = (Task) runnable;
-                counters.unreserve(task.index);
-                droppedPerKey.merge(describe(task.key, task.index), 1, Integer::sum);
-            }
-        }
-        droppedPerKey.entrySet().stream().limit(MAX_LOGGED_ABANDONED_KEYS).forEach(entry ->
-                LOG.warn("{}: abandoned {} x {}", name, entry.getValue(), entry.getKey()));
-        if (droppedPerKey.size() > MAX_LOGGED_ABANDONED_KEYS) {
-            LOG.warn("{}: abandoned tasks of {} more keys", name, droppedPerKey.size() - MAX_LOGGED_ABANDONED_KEYS);
-        }
-        return new ShutdownReport(false, dropped.size(), running);
-    }
-
     private String describe(SubscriptionKey key, int index) {
-        String thread = name + "-" + index;
-        return key == null ? "unordered task on thread " + thread
-                : "task for subscription " + key + " on thread " + thread;
+        return accounting.describe(key, index);
     }
 
     /** Renames thread {@code index} to {@code <name>-<index>} from inside it, and returns it. */
@@ -408,47 +343,6 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
         Thread thread = new Thread(runnable);
         thread.setDaemon(true);
         return thread;
-    }
-
-    /**
-     * One accepted task. Runs only on thread {@link #index}; it never lets an exception escape, so the pool's worker
-     * thread is never replaced and {@link #threads} stays accurate. Immutable.
-     */
-    private final class Task implements Runnable {
-        private final int index;
-        private final SubscriptionKey key;
-        private final Runnable task;
-
-        Task(int index, SubscriptionKey key, Runnable task) {
-            this.index = index;
-            this.key = key;
-            this.task = task;
-        }
-
-        @Override
-        public void run() {
-            counters.started(index);
-            long start = System.nanoTime();
-            try {
-                task.run();
-            } catch (Throwable t) {
-                failedTasks.increment();
-                LOG.error("{}: {} failed; the thread goes on with the next task", name, describe(key, index), t);
-            } finally {
-                long end = System.nanoTime();
-                if (counters.finished(index, end - start, slowTaskNanos, end, SLOW_WARNING_EVERY_NANOS)) {
-                    LOG.warn("{}: {} took {} ms (slow-task threshold {} ms; {} slow tasks on this thread so far, at"
-                            + " most one warning per thread every {} s): {}", name, describe(key, index),
-                            TimeUnit.NANOSECONDS.toMillis(end - start), TimeUnit.NANOSECONDS.toMillis(slowTaskNanos),
-                            counters.slow(index), TimeUnit.NANOSECONDS.toSeconds(SLOW_WARNING_EVERY_NANOS), task);
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return describe(key, index) + ": " + task;
-        }
     }
 
     /** The {@link Executor} view of one key. Immutable. */
