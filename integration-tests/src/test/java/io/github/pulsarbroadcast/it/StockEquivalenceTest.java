@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.it;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastConsumer;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -102,6 +103,9 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                     .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS);
             consumer = (side.broadcast ? Broadcast.configure(builder)
                     : builder.subscriptionType(SubscriptionType.Failover)).subscribe();
+            if (side.broadcast && !(brokerSubscription(side.topic, "fleet") instanceof BroadcastSubscription)) {
+                throw new AssertionError("the broadcast side is served as " + brokerSubscription(side.topic, "fleet"));
+            }
         }
 
         void close() throws Exception {
@@ -288,8 +292,25 @@ public class StockEquivalenceTest extends BroadcastTestBase {
             return "publish " + n;
         }
 
+        /**
+         * Before a step that disconnects consumers (their client drops what it holds): nothing more has come to a
+         * broadcast consumer than to its stock twin, which was drained.
+         */
+        private void nothingMore() throws Exception {
+            for (int i = 0; i < consumers; i++) {
+                Message<String> m = isOpen(i) ? broadcast.cars.get(i).next(QUIET_MS) : null;
+                if (m != null) {
+                    throw new AssertionError("seed " + seed + ": after " + played + " broadcast car-" + i
+                            + " received " + m.getValue() + ", which its stock twin did not");
+                }
+            }
+        }
+
         private String openOrClose(int i) throws Exception {
             boolean open = isOpen(i);
+            if (open) {
+                nothingMore();
+            }
             for (Side side : new Side[] {stock, broadcast}) {
                 if (open) {
                     side.cars.get(i).close();
@@ -302,6 +323,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         }
 
         private String unload() throws Exception {
+            nothingMore();
             List<Car> open = new ArrayList<>();
             for (Side side : new Side[] {stock, broadcast}) {
                 side.cars.stream().filter(c -> c.consumer != null).forEach(open::add);
@@ -321,6 +343,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         }
 
         private String reset() throws Exception {
+            nothingMore();
             int kind = random.nextInt(4);
             int index = random.nextInt(published);
             for (Side side : new Side[] {stock, broadcast}) {

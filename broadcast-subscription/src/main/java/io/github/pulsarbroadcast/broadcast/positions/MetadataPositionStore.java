@@ -253,10 +253,28 @@ public final class MetadataPositionStore implements PositionStore {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         synchronized (this) {
-            tail = tail.handle((v, e) -> null).thenCompose(v -> deleteAll())
+            tail = tail.handle((v, e) -> null).thenCompose(v -> deleteOwn())
                     .whenComplete((v, e) -> complete(done, e));
         }
         return done;
+    }
+
+    /**
+     * Deletes the head and its chunks unless another writer's head is there: a subscription of the same name created
+     * since (a device that resubscribed at once, while this deletion waited behind a save) has written its own, which
+     * must stay (regression, twenty-seventh session). A head this store never wrote is left to {@link
+     * CursorDeletions}, which removes it once the cursor is gone.
+     */
+    private CompletableFuture<Void> deleteOwn() {
+        return store.get(path).thenCompose(head -> {
+            byte[] bytes = head.map(GetResult::getValue).orElse(null);
+            if (bytes != null && bytes.length >= HEAD_BYTES && ByteBuffer.wrap(bytes).getLong(4) != writerId) {
+                log.info("{} Saved consumer positions left in place: they are another writer's (a subscription of the"
+                        + " same name created since, or a new owner)", name);
+                return CompletableFuture.completedFuture(null);
+            }
+            return bytes == null ? CompletableFuture.completedFuture(null) : deleteAll();
+        });
     }
 
     /** Deletes the head and its chunks; nothing there is fine. */

@@ -82,6 +82,30 @@ public class SubscriptionOfTheSameNameTest {
                 "the new subscription's last save, not lost to the earlier one's clean-up");
     }
 
+    /**
+     * Regression (twenty-seventh session, a review): the owning broker's own removal after an unsubscribe runs after
+     * stock deleted the cursor, and behind any save in progress; a subscription of the same name created meanwhile
+     * had written its head, and the removal deleted it (its broker then stopped saving).
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aLateRemovalByTheEarlierOwnerLeavesTheNewSubscriptionsPositions() throws Exception {
+        createCursor();
+        MetadataPositionStore earlier = store();
+        earlier.load().get();
+        earlier.save(positions(5), null, false).get();
+        metadata.delete(CURSOR, Optional.empty()).get(); // unsubscribe: stock deletes the cursor first
+        createCursor(); // a consumer resubscribes at once
+        MetadataPositionStore again = store();
+        again.discard().get();
+        again.save(positions(9), null, false).get();
+
+        earlier.delete().get(); // the earlier subscription's removal, late
+
+        again.save(positions(11), null, false).get();
+        assertFalse(again.isFenced());
+        assertEquals(store().load().get().positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(11))));
+    }
+
     @Test(groups = "unit", timeOut = 60_000)
     public void aDeletedCursorsPositionsAreRemoved() throws Exception {
         createCursor();
