@@ -25,8 +25,9 @@ import org.testng.annotations.Test;
  * exactly what the one consumer of a stock Failover subscription of its own receives, under random schedules of what
  * operators and devices do, played on two topics of the same broker side by side: publishing, a consumer leaving and
  * coming back under its name, topic unloads, and the admin calls reset-cursor (to the earliest and the latest
- * position, to a message, by time), skip and clear-backlog (an admin call on the broadcast subscription is made on
- * every stock subscription). Half the schedules have one consumer, half two (skip only with one: with consumers at
+ * position, to a message, by time), skip, clear-backlog and a forced unsubscribe with every consumer connected (their
+ * clients create the subscription anew at once) (an admin call on the broadcast subscription is made on every stock
+ * subscription). Half the schedules have one consumer, half two (skip only with one: with consumers at
  * different positions, "skip n messages of the subscription" means something else than on each of theirs). Ledgers
  * roll over every 5 entries, and are retained. After each step each connected stock consumer is drained until it
  * stays quiet, and its broadcast twin must then receive the same messages in the same order (anything more shows in
@@ -209,7 +210,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                     String what = step();
                     played.add(what);
                     compare(what.startsWith("reset") || what.startsWith("unload") || what.startsWith("open")
-                            ? FIRST_AFTER_RECONNECT_MS : FIRST_MS);
+                            || what.startsWith("unsubscribe") ? FIRST_AFTER_RECONNECT_MS : FIRST_MS);
                 }
                 for (int i = 0; i < consumers; i++) {
                     if (!isOpen(i)) {
@@ -219,6 +220,8 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                 }
                 played.add("everyone open");
                 compare(FIRST_AFTER_RECONNECT_MS);
+                System.out.println("StockEquivalenceTest: seed " + seed + ", " + consumers + " consumer(s), equal after "
+                        + played);
             } finally {
                 for (Side side : new Side[] {stock, broadcast}) {
                     for (Car car : side == null ? List.<Car>of() : side.cars) {
@@ -234,6 +237,27 @@ public class StockEquivalenceTest extends BroadcastTestBase {
             return stock.cars.get(i).consumer != null;
         }
 
+        private boolean allOpen() {
+            for (int i = 0; i < consumers; i++) {
+                if (!isOpen(i)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /**
+         * An operator deletes the subscription with its consumers connected; their clients subscribe again at once
+         * and create it anew (at the latest message). Only with every consumer connected: one away would come back
+         * to a broadcast subscription that exists (joining it as a name it does not know) where its stock twin's
+         * subscription is gone, a difference of the reference, not of the plugin.
+         */
+        private String unsubscribe() throws Exception {
+            nothingMore();
+            admin((topic, sub) -> cluster.admin().topics().deleteSubscription(topic, sub, true));
+            return "unsubscribe --force";
+        }
+
         private boolean anyOpen() {
             for (int i = 0; i < consumers; i++) {
                 if (isOpen(i)) {
@@ -244,7 +268,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         }
 
         private String step() throws Exception {
-            int choice = random.nextInt(published == 0 ? 2 : 10);
+            int choice = random.nextInt(published == 0 ? 2 : 11);
             switch (choice) {
                 case 0: case 1: case 2:
                     return publish(1 + random.nextInt(4));
@@ -262,6 +286,8 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                 case 6:
                     admin((topic, sub) -> cluster.admin().topics().skipAllMessages(topic, sub));
                     return "clear-backlog";
+                case 10:
+                    return allOpen() ? unsubscribe() : publish(1);
                 default:
                     return served ? reset() : publish(1);
             }
