@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
+import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,6 +19,7 @@ import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
 import org.apache.pulsar.common.events.EventsTopicNames;
+import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.util.Codec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,12 +113,13 @@ public final class SubscriptionInstaller {
         Map<String, String> properties = new HashMap<>(requestedProperties);
         properties.put(BroadcastMode.KEY, BroadcastMode.BROADCAST);
         // The subscription may be missing from the topic's map while its cursor exists (a topic that a producer
-        // loaded moments ago on a new owner): stock createSubscription then opens that cursor, and the consumers
-        // attached to it before the move must be treated as reconnecting (the recovery window), not as new ones.
-        boolean cursorExisted = cursorExists(topic, name);
-        return topic.createSubscription(name, initialPosition, false, properties)
-                .thenCompose(created -> start(topic, name, cursorExisted)
-                        .thenCompose(start -> adopt(topic, (PersistentSubscription) created, start)));
+        // loaded moments ago on a new owner; any topic load with lazyCursorRecovery=true): stock createSubscription
+        // then opens that cursor, and the consumers attached to it before must be treated as reconnecting (saved
+        // positions, or the recovery window), not as new ones.
+        return cursorExists(topic, name).thenCompose(cursorExisted ->
+                topic.createSubscription(name, initialPosition, false, properties)
+                        .thenCompose(created -> start(topic, name, cursorExisted)
+                                .thenCompose(start -> adopt(topic, (PersistentSubscription) created, start))));
     }
 
     /**
@@ -239,9 +242,21 @@ public final class SubscriptionInstaller {
         return CompletableFuture.failedFuture(new SubscriptionBusyException("Subscription is changing, retry"));
     }
 
-    private static boolean cursorExists(PersistentTopic topic, String subscription) {
-        return topic.getManagedLedger() instanceof ManagedLedgerImpl
-                && ((ManagedLedgerImpl) topic.getManagedLedger()).getCursors().get(Codec.encode(subscription)) != null;
+    /**
+     * Whether the subscription's managed cursor exists: in the managed ledger's list, or, while a cursor is still
+     * being recovered (stock's {@code lazyCursorRecovery=true} leaves it out of that list until then), its node in
+     * the metadata store. Regression (twenty-seventh session, a review): with lazy recovery the broadcast subscribe
+     * that loaded a topic found neither the subscription nor the cursor, discarded the saved positions as a new
+     * subscription's, and every consumer lost what it had not acknowledged.
+     */
+    private CompletableFuture<Boolean> cursorExists(PersistentTopic topic, String subscription) {
+        String cursorName = Codec.encode(subscription);
+        if (topic.getManagedLedger() instanceof ManagedLedgerImpl
+                && ((ManagedLedgerImpl) topic.getManagedLedger()).getCursors().get(cursorName) != null) {
+            return CompletableFuture.completedFuture(true);
+        }
+        return service.pulsar().getLocalMetadataStore().exists(MetadataPositionStore.cursorNode(
+                TopicName.get(topic.getName()).getPersistenceNamingEncoding(), cursorName));
     }
 
     private static void closeStockDispatcher(PersistentSubscription stock) {

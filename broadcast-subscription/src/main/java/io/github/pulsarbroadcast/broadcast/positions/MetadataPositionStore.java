@@ -91,10 +91,18 @@ public final class MetadataPositionStore implements PositionStore {
                                  int chunkBytes, ChunkReads chunkReads) {
         this.store = store;
         this.path = ROOT + "/" + managedLedgerName + "/" + cursorName;
-        this.cursorPath = MANAGED_LEDGERS + managedLedgerName + "/" + cursorName;
+        this.cursorPath = cursorNode(managedLedgerName, cursorName);
         this.name = logName;
         this.chunkBytes = chunkBytes;
         this.chunkReads = chunkReads;
+    }
+
+    /**
+     * The stock managed cursor's node of cursor {@code cursorName} ({@code Codec.encode(subscription)}) of managed
+     * ledger {@code managedLedgerName} ({@code TopicName#getPersistenceNamingEncoding}).
+     */
+    public static String cursorNode(String managedLedgerName, String cursorName) {
+        return MANAGED_LEDGERS + managedLedgerName + "/" + cursorName;
     }
 
     /** Our path for the stock cursor node at {@code path} ({@code /managed-ledgers/t/ns/persistent/x/c}), or null. */
