@@ -11,12 +11,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import org.apache.pulsar.metadata.api.MetadataStore;
-import org.apache.pulsar.metadata.api.MetadataStoreConfig;
 import org.apache.pulsar.metadata.api.MetadataStoreException;
-import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore;
-import org.testng.annotations.AfterMethod;
-import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.Test;
 
 /**
@@ -24,21 +20,7 @@ import org.testng.annotations.Test;
  * chunked snapshots, a new owner fencing the old one, damaged chunks falling back (never misread), delete, and the
  * mapping from a stock cursor node to ours.
  */
-public class MetadataPositionStoreTest {
-
-    private MetadataStoreExtended metadata;
-
-    @BeforeMethod(alwaysRun = true)
-    public void open() throws Exception {
-        metadata = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-    }
-
-    @AfterMethod(alwaysRun = true)
-    public void close() throws Exception {
-        if (metadata != null) {
-            metadata.close();
-        }
-    }
+public class MetadataPositionStoreTest extends InMemoryMetadata {
 
     /** Removes whatever is saved, as the cursor-deletion listener does. */
     private void clear() throws Exception {

@@ -9,10 +9,6 @@ import static org.testng.Assert.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import org.apache.pulsar.metadata.api.MetadataStoreConfig;
-import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
-import org.testng.annotations.AfterMethod;
-import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.Test;
 
 /**
@@ -21,23 +17,9 @@ import org.testng.annotations.Test;
  * from the earlier one's saved positions nor loses its own to the earlier one's late clean-up ({@link
  * CursorDeletions}, {@link MetadataPositionStore#load}).
  */
-public class SubscriptionOfTheSameNameTest {
+public class SubscriptionOfTheSameNameTest extends InMemoryMetadata {
 
     private static final String CURSOR = MetadataPositionStore.MANAGED_LEDGERS + "t/ns/persistent/topic/fleet";
-
-    private MetadataStoreExtended metadata;
-
-    @BeforeMethod(alwaysRun = true)
-    public void open() throws Exception {
-        metadata = MetadataStoreExtended.create("memory:local", MetadataStoreConfig.builder().build());
-    }
-
-    @AfterMethod(alwaysRun = true)
-    public void close() throws Exception {
-        if (metadata != null) {
-            metadata.close();
-        }
-    }
 
     private MetadataPositionStore store() {
         return new MetadataPositionStore(metadata, "t/ns/persistent/topic", "fleet", "[t][fleet]", 100);
