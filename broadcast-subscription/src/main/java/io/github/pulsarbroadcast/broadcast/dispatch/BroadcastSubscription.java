@@ -139,9 +139,6 @@ public final class BroadcastSubscription extends PersistentSubscription
      */
     @Override
     public CompletableFuture<Void> updateSubscriptionProperties(Map<String, String> properties) {
-        if (properties != null && BroadcastMode.BROADCAST.equals(properties.get(BroadcastMode.KEY))) {
-            return super.updateSubscriptionProperties(properties);
-        }
         Map<String, String> kept = properties == null ? new HashMap<>() : new HashMap<>(properties);
         kept.put(BroadcastMode.KEY, BroadcastMode.BROADCAST);
         return super.updateSubscriptionProperties(kept);

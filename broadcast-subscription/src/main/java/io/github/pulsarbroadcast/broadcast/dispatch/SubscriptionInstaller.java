@@ -19,7 +19,6 @@ import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
 import org.apache.pulsar.common.events.EventsTopicNames;
-import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.util.Codec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -255,8 +254,8 @@ public final class SubscriptionInstaller {
                 && ((ManagedLedgerImpl) topic.getManagedLedger()).getCursors().get(cursorName) != null) {
             return CompletableFuture.completedFuture(true);
         }
-        return service.pulsar().getLocalMetadataStore().exists(MetadataPositionStore.cursorNode(
-                TopicName.get(topic.getName()).getPersistenceNamingEncoding(), cursorName));
+        return service.pulsar().getLocalMetadataStore().exists(
+                MetadataPositionStore.cursorNode(topic.getManagedLedger().getName(), cursorName));
     }
 
     private static void closeStockDispatcher(PersistentSubscription stock) {
