@@ -2,10 +2,13 @@ package io.github.pulsarbroadcast.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.api.Consumer;
@@ -130,5 +133,90 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
         }
         await("no tail read failed").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
                 .until(() -> dispatcher(topic, "fleet").counters().readFailures() == 0);
+    }
+
+    /**
+     * Closes the cars (their positions are saved on close) and unloads the topic, so that the broker holds the
+     * subscription as a plain one until a broadcast consumer or an admin call needs it.
+     */
+    private void leaveAndUnload(String topic, List<Consumer<String>> cars) throws Exception {
+        closeAll(cars);
+        cluster.admin().topics().unload(topic);
+        await("unloaded").atMost(Duration.ofSeconds(10))
+                .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+    }
+
+    /** The cars again, by the same names, after they were away. */
+    private List<Consumer<String>> comeBack(String topic) throws PulsarClientException {
+        return List.of(car(topic, "car-1"), car(topic, "car-2"));
+    }
+
+    /**
+     * Regression (twenty-eighth session): a reset made while no broadcast consumer was back after an unload (a move
+     * or a restart is the same) reached the managed cursor alone; the cars' saved positions won when they came back,
+     * and they received nothing ("car-1 received [], then nothing for 10 s"). The admin call now finds the
+     * subscription served as broadcast ({@code AdminCallPreparation}).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aResetBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
+        String topic = newTopic("reset-unserved");
+        List<String> sent = new ArrayList<>();
+        leaveAndUnload(topic, readAll(topic, sent));
+        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        for (Consumer<String> car : comeBack(topic)) {
+            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
+        }
+    }
+
+    /** The same by time, to the third message's publish time, and with the topic loaded (by a producer) meanwhile. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aResetByTimeBeforeAnyConsumerIsBackReplaysFromThatTime() throws Exception {
+        String topic = newTopic("reset-unserved-time");
+        List<String> sent = new ArrayList<>();
+        List<Consumer<String>> cars = readAll(topic, sent);
+        long third;
+        try (Consumer<String> reader = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("probe")
+                .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest).subscribe()) {
+            reader.receive(10, TimeUnit.SECONDS);
+            reader.receive(10, TimeUnit.SECONDS);
+            third = reader.receive(10, TimeUnit.SECONDS).getPublishTime();
+        }
+        leaveAndUnload(topic, cars);
+        try (Producer<String> producer = producer(topic)) {
+            assertFalse(brokerSubscription(topic, "fleet") instanceof BroadcastSubscription, "not served yet");
+            cluster.admin().topics().resetCursor(topic, "fleet", third);
+        }
+        for (Consumer<String> car : comeBack(topic)) {
+            assertEquals(receiveAndAck(car, 3), sent.subList(2, 5), car.getConsumerName() + " after the reset");
+        }
+    }
+
+    /**
+     * A partitioned topic, reset by time with every consumer away after an unload: stock fans the call out to each
+     * partition's owner through the same admin API, so each partition's subscription is served before its reset.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aResetOfAPartitionedTopicBeforeAnyConsumerIsBackReplaysEveryPartition() throws Exception {
+        String topic = newTopic("reset-unserved-partitioned");
+        cluster.admin().topics().createPartitionedTopic(topic, 2);
+        Consumer<String> car = car(topic, "car-1");
+        List<String> sent;
+        try (Producer<String> producer = producer(topic)) {
+            sent = publish(producer, "m", 6);
+        }
+        List<String> got = receiveAndAck(car, 6);
+        Collections.sort(got);
+        assertEquals(got, sent);
+        await("acknowledged").atMost(Duration.ofSeconds(10)).until(() -> dispatcher(topic + "-partition-0", "fleet")
+                .counters().acks() + dispatcher(topic + "-partition-1", "fleet").counters().acks() >= 6);
+        car.close();
+        cluster.admin().topics().unload(topic);
+        await("unloaded").atMost(Duration.ofSeconds(10)).until(() -> cluster.broker().getBrokerService()
+                .getTopicReference(topic + "-partition-0").isEmpty() && cluster.broker().getBrokerService()
+                .getTopicReference(topic + "-partition-1").isEmpty());
+        cluster.admin().topics().resetCursor(topic, "fleet", 1L);
+        List<String> again = receiveAndAck(car(topic, "car-1"), 6);
+        Collections.sort(again);
+        assertEquals(again, sent, "after the reset");
     }
 }

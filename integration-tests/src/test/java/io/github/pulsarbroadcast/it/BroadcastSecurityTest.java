@@ -15,6 +15,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.apache.pulsar.client.admin.PulsarAdmin;
+import org.apache.pulsar.client.api.MessageId;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.AuthenticationFactory;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.ConsumerBuilder;
@@ -196,6 +199,39 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
             List<String> sent = publish(producer, "m", 3);
             assertEquals(receive(back, 3), sent);
             assertEquals(receive(stockBack, 3), sent);
+        }
+    }
+
+    // ----- admin calls on a subscription not served yet -----
+
+    /**
+     * An admin call on a broadcast subscription the broker holds as a plain one (after an unload) serves it as
+     * broadcast first, but only for a request stock lets through: a role without permission is refused by stock,
+     * and the plugin has not even loaded the topic for it; the super-user's reset then reaches the consumer.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void anAdminCallServesTheSubscriptionOnlyWhenStockAllowsIt() throws Exception {
+        String topic = topicIn(newNamespace("admin-call"));
+        createWithOneMessage(topic);
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            car.acknowledge(car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        }
+        admin().topics().unload(topic);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+
+        try (PulsarAdmin stranger = PulsarAdmin.builder().serviceHttpUrl(cluster.webServiceUrl())
+                .authentication(AuthenticationFactory.token(token("stranger"))).build()) {
+            expectThrows(PulsarAdminException.NotAuthorizedException.class,
+                    () -> stranger.topics().resetCursor(topic, "fleet", MessageId.earliest));
+        }
+        assertTrue(cluster.broker().getBrokerService().getTopicReference(topic).isEmpty(),
+                "the refused call loaded the topic");
+
+        admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            Message<String> again = car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(again == null ? null : again.getValue(), "first", "the reset's replay");
         }
     }
 

@@ -43,10 +43,10 @@ public final class BroadcastChannelInitializer extends PulsarChannelInitializer 
      * (of every listener) shares one {@link SubscriptionInstaller}, so that the subscribes that arrive together after
      * a topic move, over many connections, wait for one load of the saved positions (with one per connection, 1,000
      * connections of 100,000 consumers started hundreds of loads of a 3.6 MB snapshot, measured), and one
-     * {@link SubscribeFailures}, which keeps a storm of failed subscribes out of the WARN log.
+     * {@link SubscribeFailures}, which keeps a storm of failed subscribes out of the WARN log. {@code installer} is
+     * the broker's one, which the admin calls' preparation shares.
      */
-    public static Factory factory(BroadcastService service) {
-        SubscriptionInstaller installer = new SubscriptionInstaller(service);
+    public static Factory factory(BroadcastService service, SubscriptionInstaller installer) {
         SubscribeFailures failures = new SubscribeFailures(System::nanoTime);
         return (pulsar, opts) -> new BroadcastChannelInitializer(pulsar, opts, service, installer, failures);
     }

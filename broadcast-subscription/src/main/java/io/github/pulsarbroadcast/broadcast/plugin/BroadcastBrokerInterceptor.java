@@ -3,14 +3,17 @@ package io.github.pulsarbroadcast.broadcast.plugin;
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
+import io.github.pulsarbroadcast.broadcast.admin.AdminCallPreparation;
 import io.github.pulsarbroadcast.broadcast.cnx.BroadcastChannelInitializer;
 import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
+import io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionInstaller;
 import java.io.IOException;
 import java.util.Map;
 import javax.servlet.ServletException;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
+import javax.servlet.http.HttpServletRequest;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.intercept.BrokerInterceptor;
 import io.github.pulsarbroadcast.broadcast.prometheus.BroadcastMetricsProvider;
@@ -25,9 +28,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The plugin's entry point: a {@link BrokerInterceptor} that a stock Pulsar 2.10 broker loads from the NAR named in
- * {@code brokerInterceptors}. Its only job is in {@link #initialize}: it installs the plugin's connection handler
+ * {@code brokerInterceptors}. Its main job is in {@link #initialize}: it installs the plugin's connection handler
  * before the broker binds its ports, and registers the plugin's metrics on the broker's {@code /metrics}. Of the
- * per-command callbacks, {@link #consumerCreated} checks consumers and {@link #messageProduced} times publishes.
+ * per-command callbacks, {@link #consumerCreated} checks consumers and {@link #messageProduced} times publishes;
+ * {@link #onWebserviceRequest} serves a broadcast subscription before an admin call changes it
+ * ({@link AdminCallPreparation}).
  *
  * <p>It also checks every new consumer ({@link #consumerCreated}).
  *
@@ -41,6 +46,8 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
 
     /** Single writer ({@link #initialize}); volatile for {@link #close}. Null while disabled. */
     private volatile BroadcastService service;
+    /** Single writer ({@link #initialize}), before the web service starts. Null while disabled. */
+    private volatile AdminCallPreparation adminCalls;
 
     @Override
     public void initialize(PulsarService pulsar) {
@@ -51,7 +58,10 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
         }
         BroadcastService svc = new BroadcastService(pulsar, cfg);
         this.service = svc;
-        pulsar.getBrokerService().setPulsarChannelInitializerFactory(BroadcastChannelInitializer.factory(svc));
+        SubscriptionInstaller installer = new SubscriptionInstaller(svc);
+        this.adminCalls = new AdminCallPreparation(pulsar, installer);
+        pulsar.getBrokerService().setPulsarChannelInitializerFactory(
+                BroadcastChannelInitializer.factory(svc, installer));
         pulsar.addPrometheusRawMetricsProvider(new BroadcastMetricsProvider(pulsar, svc));
         log.info("pulsar-broadcast installed its connection handler ({})", cfg);
     }
@@ -110,7 +120,10 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
 
     @Override
     public void onWebserviceRequest(ServletRequest request) throws IOException, ServletException {
-        // Not used.
+        AdminCallPreparation calls = adminCalls;
+        if (calls != null && request instanceof HttpServletRequest) {
+            calls.prepare((HttpServletRequest) request);
+        }
     }
 
     @Override

@@ -1,0 +1,104 @@
+package io.github.pulsarbroadcast.broadcast.admin;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.policies.data.TopicOperation;
+
+/**
+ * A stock admin request that changes a persistent topic's subscription in place, read from its method and path:
+ * {@code POST .../subscription/{sub}/resetcursor[/{timestamp}]}, {@code .../skip/{n}}, {@code .../skip_all},
+ * {@code .../expireMessages[/{seconds}]} and {@code PUT .../subscription/{sub}/properties}, under the v2 path
+ * ({@code /admin/v2/persistent/{tenant}/{namespace}/{topic}}) or the v1 one
+ * ({@code /admin/persistent/{property}/{cluster}/{namespace}/{topic}}), each name URL-encoded as the stock admin client
+ * sends it. With the topic operation stock authorizes it with.
+ *
+ * <p>Threading: immutable; any thread.
+ */
+final class SubscriptionOperation {
+
+    private static final String V2 = "/admin/v2/persistent/";
+    private static final String V1 = "/admin/persistent/";
+
+    final TopicName topic;
+    final String subscription;
+    final TopicOperation operation;
+
+    private SubscriptionOperation(TopicName topic, String subscription, TopicOperation operation) {
+        this.topic = topic;
+        this.subscription = subscription;
+        this.operation = operation;
+    }
+
+    /**
+     * The operation a request names, or null for every other request (most of them: the check before any parsing is
+     * the method and two substrings).
+     *
+     * @param rawPath the request URI, still URL-encoded
+     */
+    static SubscriptionOperation parse(String method, String rawPath) {
+        if (rawPath == null || !("POST".equals(method) || "PUT".equals(method))
+                || !rawPath.contains("/subscription/")) {
+            return null;
+        }
+        int names;
+        String rest;
+        if (rawPath.startsWith(V2)) {
+            names = 3;
+            rest = rawPath.substring(V2.length());
+        } else if (rawPath.startsWith(V1)) {
+            names = 4;
+            rest = rawPath.substring(V1.length());
+        } else {
+            return null;
+        }
+        String[] s = rest.split("/", -1);
+        // names..., "subscription", subscription, operation[, argument]
+        if (s.length < names + 3 || s.length > names + 4 || !"subscription".equals(s[names])) {
+            return null;
+        }
+        TopicOperation operation = operation(method, s[names + 2], s.length - names - 3);
+        if (operation == null) {
+            return null;
+        }
+        try {
+            String[] decoded = new String[names + 2];
+            for (int i = 0; i < decoded.length; i++) {
+                decoded[i] = URLDecoder.decode(s[i], StandardCharsets.UTF_8);
+                if (decoded[i].isEmpty()) {
+                    return null;
+                }
+            }
+            TopicName topic = names == 3
+                    ? TopicName.get("persistent", decoded[0], decoded[1], decoded[2])
+                    : TopicName.get("persistent", decoded[0], decoded[1], decoded[2], decoded[3]);
+            return new SubscriptionOperation(topic, decoded[names + 1], operation);
+        } catch (IllegalArgumentException badName) {
+            return null; // the stock handler answers it
+        }
+    }
+
+    /** The operation by name and number of arguments after it; null when the path names none of them. */
+    private static TopicOperation operation(String method, String name, int arguments) {
+        if ("PUT".equals(method)) {
+            return "properties".equals(name) && arguments == 0 ? TopicOperation.CONSUME : null;
+        }
+        switch (name) {
+            case "resetcursor":
+                return TopicOperation.RESET_CURSOR;
+            case "expireMessages":
+                return TopicOperation.EXPIRE_MESSAGES;
+            case "skip":
+                return arguments == 1 ? TopicOperation.SKIP : null;
+            case "skip_all":
+                return arguments == 0 ? TopicOperation.SKIP : null;
+            default:
+                return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return operation + " on [" + topic + "][" + subscription + "]";
+    }
+}
