@@ -17,6 +17,7 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.common.naming.TopicName;
 import org.testng.annotations.Test;
 
 /**
@@ -152,16 +153,36 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
     }
 
     /**
-     * Regression (twenty-eighth session): a reset made while no broadcast consumer was back after an unload (a move
-     * or a restart is the same) reached the managed cursor alone; the cars' saved positions won when they came back,
-     * and they received nothing ("car-1 received [], then nothing for 10 s"). The admin call now finds the
-     * subscription served as broadcast ({@code AdminCallPreparation}).
+     * Regression (twenty-eighth session): a reset made while no broadcast consumer was back after a topic unload
+     * (for a bundle unload, a move or a restart see below) reached the managed cursor alone; the cars' saved positions
+     * won when they came back, and they received nothing ("car-1 received [], then nothing for 10 s"). The admin call
+     * now finds the subscription served as broadcast ({@code AdminCallPreparation}).
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void aResetBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
         String topic = newTopic("reset-unserved");
         List<String> sent = new ArrayList<>();
         leaveAndUnload(topic, readAll(topic, sent));
+        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        for (Consumer<String> car : comeBack(topic)) {
+            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
+        }
+    }
+
+    /**
+     * A bundle unload (a load-balancer move or a restart is the same for the topic): afterwards no broker owns the
+     * topic until something looks it up, and with every consumer away that is the admin call itself. Regression
+     * (twenty-eighth session, a review): the plugin checked ownership without taking it, stock's handler took it
+     * after, and the reset reached the managed cursor alone.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aResetAfterABundleUnloadBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
+        String topic = newTopic("reset-unserved-bundle");
+        List<String> sent = new ArrayList<>();
+        closeAll(readAll(topic, sent));
+        cluster.admin().namespaces().unload(TopicName.get(topic).getNamespace());
+        await("bundle released").atMost(Duration.ofSeconds(20)).until(() -> !cluster.broker().getNamespaceService()
+                .isServiceUnitOwnedAsync(TopicName.get(topic)).get());
         cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
         for (Consumer<String> car : comeBack(topic)) {
             assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");

@@ -1,22 +1,15 @@
 package io.github.pulsarbroadcast.it;
 
-import io.github.pulsarbroadcast.broadcast.client.Broadcast;
-import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastConsumer;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.ServiceConfiguration;
-import org.apache.pulsar.client.api.Consumer;
-import org.apache.pulsar.client.api.ConsumerBuilder;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
-import org.apache.pulsar.client.api.Producer;
-import org.apache.pulsar.client.api.Schema;
-import org.apache.pulsar.client.api.SubscriptionType;
+import org.apache.pulsar.common.naming.TopicName;
 import org.awaitility.Awaitility;
 import org.testng.annotations.Test;
 
@@ -30,9 +23,10 @@ import org.testng.annotations.Test;
  * consumer connected (their clients create the subscription anew at once) (an admin call on the broadcast
  * subscription is made on every stock subscription). Half the schedules have one consumer, half two (skip only with
  * one: with consumers at different positions, "skip n messages of the subscription" means something else than on
- * each of theirs). Ledgers roll over every 5 entries, and are retained. After each step each connected stock consumer is drained until it
- * stays quiet, and its broadcast twin must then receive the same messages in the same order (anything more shows in
- * the next step's comparison; at the end everyone connects and drains once more, and nothing more may come).
+ * each of theirs). Ledgers roll over every 5 entries, and are retained. After each step each connected stock
+ * consumer is drained until it stays quiet, and its broadcast twin must then receive the same messages in the same
+ * order (anything more shows in the next step's comparison; at the end everyone connects and drains once more, and
+ * nothing more may come).
  * Consumers acknowledge each message at once (no grouping, so the client's duplicate filter holds nothing), except in
  * the steps that publish three messages of which each consumer negatively acknowledges the second (a redelivery over
  * an acknowledgement hole).
@@ -84,112 +78,6 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         }
     }
 
-    /** One consumer (a device) on one side, and where it is. */
-    private final class Car {
-        final Side side;
-        final int index;
-        Consumer<String> consumer;
-        PositionImpl lastReceived;
-
-        Car(Side side, int index) {
-            this.side = side;
-            this.index = index;
-        }
-
-        String subscription() {
-            return side.broadcast ? "fleet" : "fleet-" + index;
-        }
-
-        String name() {
-            return "car-" + index;
-        }
-
-        void open() throws Exception {
-            ConsumerBuilder<String> builder = client.newConsumer(Schema.STRING).topic(side.topic)
-                    .subscriptionName(subscription()).consumerName(name())
-                    .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS)
-                    .negativeAckRedeliveryDelay(100, TimeUnit.MILLISECONDS);
-            consumer = (side.broadcast ? Broadcast.configure(builder)
-                    : builder.subscriptionType(SubscriptionType.Failover)).subscribe();
-            if (side.broadcast && !(brokerSubscription(side.topic, "fleet") instanceof BroadcastSubscription)) {
-                throw new AssertionError("the broadcast side is served as " + brokerSubscription(side.topic, "fleet"));
-            }
-        }
-
-        void close() throws Exception {
-            consumer.close();
-            consumer = null;
-        }
-
-        Message<String> next(long timeoutMs) throws Exception {
-            Message<String> m = consumer.receive((int) timeoutMs, TimeUnit.MILLISECONDS);
-            if (m != null) {
-                consumer.acknowledge(m);
-                lastReceived = BroadcastReconnectTest.position(m);
-            }
-            return m;
-        }
-
-        String describe() {
-            return (side.broadcast ? "broadcast " : "stock ") + name() + " received up to " + lastReceived
-                    + ", acknowledged up to " + acknowledged();
-        }
-
-        /**
-         * Where the broker has the consumer's acknowledgements: the managed cursor's mark-delete position for stock,
-         * the consumer's own position for broadcast (the managed cursor's may be held lower, by a recovery window or
-         * another consumer).
-         */
-        PositionImpl acknowledged() {
-            if (!side.broadcast) {
-                return (PositionImpl) brokerSubscription(side.topic, subscription()).getCursor()
-                        .getMarkDeletedPosition();
-            }
-            org.apache.pulsar.broker.service.Consumer c = brokerSubscription(side.topic, "fleet").getConsumers()
-                    .stream().filter(x -> x.consumerName().equals(name())).findFirst().orElse(null);
-            BroadcastConsumer bc = c == null ? null : dispatcher(side.topic, "fleet").member(c);
-            return bc == null ? null : bc.cursor().acknowledged();
-        }
-
-        /** The broker has every acknowledgement of the messages received (before an unload). */
-        boolean settled() {
-            PositionImpl acknowledged = acknowledged();
-            return lastReceived == null || acknowledged != null && acknowledged.compareTo(lastReceived) >= 0;
-        }
-    }
-
-    /** One side of the comparison: a topic, its producer and its consumers. */
-    private final class Side {
-        final String topic;
-        final boolean broadcast;
-        final List<MessageId> ids = new ArrayList<>();
-        final List<Long> publishTimes = new ArrayList<>();
-        final List<Car> cars = new ArrayList<>();
-        final Producer<String> producer;
-
-        Side(String topic, boolean broadcast, int consumers) throws Exception {
-            this.topic = topic;
-            this.broadcast = broadcast;
-            producer = closeAfterTest(client.newProducer(Schema.STRING).topic(topic).enableBatching(false).create());
-            for (int i = 0; i < consumers; i++) {
-                Car car = new Car(this, i);
-                car.open();
-                cars.add(car);
-            }
-        }
-
-        /** The subscriptions an admin call on "the subscription" is made on. */
-        List<String> subscriptions() {
-            List<String> names = new ArrayList<>();
-            for (Car car : cars) {
-                if (!names.contains(car.subscription())) {
-                    names.add(car.subscription());
-                }
-            }
-            return names;
-        }
-    }
-
     /** One random schedule over a stock side and a broadcast side. */
     private final class Schedule {
         final long seed;
@@ -197,8 +85,8 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         final int consumers;
         final List<String> played = new ArrayList<>();
         int published;
-        Side stock;
-        Side broadcast;
+        EquivalenceSide stock;
+        EquivalenceSide broadcast;
 
         Schedule(long seed) {
             this.seed = seed;
@@ -208,8 +96,8 @@ public class StockEquivalenceTest extends BroadcastTestBase {
 
         void play() throws Exception {
             String id = Long.toString(seed, 36);
-            stock = new Side(newTopic("equivalence-stock-" + id), false, consumers);
-            broadcast = new Side(newTopic("equivalence-broadcast-" + id), true, consumers);
+            stock = new EquivalenceSide(StockEquivalenceTest.this, newTopic("equivalence-stock-" + id), false, consumers);
+            broadcast = new EquivalenceSide(StockEquivalenceTest.this, newTopic("equivalence-broadcast-" + id), true, consumers);
             try {
                 for (int step = 0; step < STEPS; step++) {
                     String what = step();
@@ -226,11 +114,11 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                 }
                 played.add("everyone open");
                 compare(FIRST_AFTER_RECONNECT_MS);
-                System.out.println("StockEquivalenceTest: seed " + seed + ", " + consumers + " consumer(s), equal after "
-                        + played);
+                System.out.println("StockEquivalenceTest: seed " + seed + ", " + consumers
+                        + " consumer(s), equal after " + played);
             } finally {
-                for (Side side : new Side[] {stock, broadcast}) {
-                    for (Car car : side == null ? List.<Car>of() : side.cars) {
+                for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
+                    for (EquivalenceSide.Car car : side == null ? List.<EquivalenceSide.Car>of() : side.cars) {
                         if (car.consumer != null) {
                             car.close();
                         }
@@ -322,7 +210,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
 
         private void admin(AdminCall call) throws Exception {
             awaitSubscribed();
-            for (Side side : new Side[] {stock, broadcast}) {
+            for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
                 for (String sub : side.subscriptions()) {
                     call.on(side.topic, sub);
                 }
@@ -332,7 +220,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         private String publish(int n) throws Exception {
             for (int i = 0; i < n; i++) {
                 String value = "m-" + published++;
-                for (Side side : new Side[] {stock, broadcast}) {
+                for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
                     // Stock resets by time to the message after the last one published at or before the time: one
                     // millisecond before this send names this message (the one before it was published earlier).
                     side.publishTimes.add(System.currentTimeMillis() - 1);
@@ -372,7 +260,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                 if (!isOpen(i)) {
                     continue;
                 }
-                for (Car car : List.of(stock.cars.get(i), broadcast.cars.get(i))) {
+                for (EquivalenceSide.Car car : List.of(stock.cars.get(i), broadcast.cars.get(i))) {
                     List<String> got = new ArrayList<>();
                     for (int k = 0; k < 3; k++) {
                         Message<String> m = car.consumer.receive(10, TimeUnit.SECONDS);
@@ -403,7 +291,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
             if (open) {
                 nothingMore();
             }
-            for (Side side : new Side[] {stock, broadcast}) {
+            for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
                 if (open) {
                     side.cars.get(i).close();
                 } else {
@@ -414,8 +302,9 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         }
 
         /**
-         * Every consumer leaves and the topic is unloaded (a move or a restart during maintenance): the broker holds
-         * the broadcast subscription as a plain one until a consumer or an admin call needs it.
+         * Every consumer leaves and both topics are unloaded, or their namespace's bundles (then no broker owns the
+         * topics until something looks them up: a producer's reconnect or the admin call itself): the broker holds the
+         * broadcast subscription as a plain one until a consumer or an admin call needs it.
          */
         private String everyoneAwayThenUnload() throws Exception {
             for (int i = 0; i < consumers; i++) {
@@ -423,18 +312,24 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                     openOrClose(i);
                 }
             }
-            unload();
-            return "everyone away, unload";
+            if (random.nextBoolean()) {
+                unload();
+                return "everyone away, unload";
+            }
+            nothingMore();
+            cluster.admin().namespaces().unload(TopicName.get(broadcast.topic).getNamespace());
+            return "everyone away, bundle unload";
         }
 
         private String unload() throws Exception {
             nothingMore();
-            List<Car> open = new ArrayList<>();
-            for (Side side : new Side[] {stock, broadcast}) {
+            List<EquivalenceSide.Car> open = new ArrayList<>();
+            for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
                 side.cars.stream().filter(c -> c.consumer != null).forEach(open::add);
             }
             try { // a close sends its acknowledgements before it: only the connected ones may have some on the way
-                Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> open.stream().allMatch(Car::settled));
+                Awaitility.await().atMost(Duration.ofSeconds(10))
+                        .until(() -> open.stream().allMatch(EquivalenceSide.Car::settled));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 StringBuilder where = new StringBuilder();
                 open.forEach(c -> where.append("; ").append(c.describe()));
@@ -451,7 +346,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
             awaitSubscribed();
             int kind = random.nextInt(5);
             int index = random.nextInt(published);
-            for (Side side : new Side[] {stock, broadcast}) {
+            for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
                 for (String sub : side.subscriptions()) {
                     switch (kind) {
                         case 0:
@@ -485,7 +380,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
             }
         }
 
-        private void compare(Car reference, Car car, long firstMs) throws Exception {
+        private void compare(EquivalenceSide.Car reference, EquivalenceSide.Car car, long firstMs) throws Exception {
             List<String> expected = new ArrayList<>();
             Message<String> m;
             for (long wait = firstMs; (m = reference.next(wait)) != null; wait = QUIET_MS) {

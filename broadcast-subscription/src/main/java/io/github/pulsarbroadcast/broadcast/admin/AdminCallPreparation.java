@@ -11,11 +11,14 @@ import java.util.concurrent.TimeoutException;
 import javax.servlet.http.HttpServletRequest;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.authentication.AuthenticationDataHttps;
+import org.apache.pulsar.broker.namespace.LookupOptions;
+import org.apache.pulsar.broker.namespace.NamespaceService;
 import org.apache.pulsar.broker.service.BrokerService;
 import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.apache.pulsar.common.intercept.InterceptException;
 import org.apache.pulsar.common.sasl.SaslConstants;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,20 +28,27 @@ import org.slf4j.LoggerFactory;
  * when this broker owns the topic and holds the subscription, marked broadcast, as a plain one: after a topic move,
  * unload or broker restart, before any broadcast consumer is back. Without this the operation reached the managed
  * cursor alone and the consumers' saved positions won when they came back (a reset-cursor replayed nothing to them;
- * regression test {@code BroadcastUnservedAdminCallTest}). The subscription is installed exactly as a broadcast
- * consumer's subscribe installs it (saved positions loaded, the same {@link SubscriptionInstaller}, so a subscribe
+ * regression tests {@code BroadcastResetCursorTest.aReset...BeforeAnyConsumerIsBack...}). The subscription is
+ * installed exactly as a broadcast consumer's subscribe installs it (saved positions loaded, the same {@link SubscriptionInstaller}, so a subscribe
  * and this wait for one installation); the stock handler then runs on the broadcast subscription.
  *
- * <p>Security: the broker's interceptor callback runs before stock's authentication filter, so this acts only for a
- * request that stock would let through: authenticated by the broker's own {@code AuthenticationService} when
- * authentication is enabled, and authorized for the operation by its {@code AuthorizationService} (the client role
- * and a proxy's original principal, as stock's admin handlers check them) when authorization is enabled too. A
- * request that fails either is passed on untouched, and stock refuses it. SASL requests (a handshake over several
- * requests) are passed on untouched.
+ * <p>When no broker owns the topic's bundle (after a bundle unload or a restart, before any client looked the topic
+ * up) it looks the topic up as stock's handler would next (which takes the bundle when the load manager picks this
+ * broker), so that the subscription is served here before the call; when another broker is picked, stock's handler
+ * redirects the call there, and that broker's plugin does the same.
  *
- * <p>Threading: called on the web server's request threads; waits for the installation at most the metadata store's
- * operation timeout, and on any failure passes the request on unchanged (the stock handler then acts as without the
- * plugin). Stateless apart from final fields.
+ * <p>Security: the broker's interceptor callback runs before stock's authentication filter, so this acts only for a
+ * request that stock's authentication and authorization would let through: authenticated by the broker's own
+ * {@code AuthenticationService} when authentication is enabled, and authorized for the operation by its
+ * {@code AuthorizationService} (the client role and a proxy's original principal, as stock's admin handlers check
+ * them) when authorization is enabled too. A request that fails either is passed on untouched, and stock refuses it.
+ * Requests authenticated by SASL (Kerberos) carry a header of their own on every request and are passed on untouched
+ * (not covered). The request is authenticated twice (here and by stock's filter).
+ *
+ * <p>Threading: called on the web server's request threads, which it blocks until the subscription is served, at
+ * most the metadata store's operation timeout. When serving it fails or takes longer, the call is refused (503, the
+ * operator retries) rather than passed on to a subscription that a late installation could replace in the middle of
+ * the call. Stateless apart from final fields.
  */
 public final class AdminCallPreparation {
 
@@ -54,28 +64,39 @@ public final class AdminCallPreparation {
         this.installer = installer;
     }
 
-    /** Serves the request's subscription as broadcast first when it must be (see the class); never throws. */
-    public void prepare(HttpServletRequest request) {
+    /**
+     * Serves the request's subscription as broadcast first when it must be (see the class).
+     *
+     * @throws InterceptException (503) when that failed or did not finish in time: the call is refused
+     */
+    public void prepare(HttpServletRequest request) throws InterceptException {
         SubscriptionOperation op = SubscriptionOperation.parse(request.getMethod(), request.getRequestURI());
         if (op == null) {
             return;
         }
+        Throwable failure;
         try {
             long timeoutSeconds = pulsar.getConfiguration().getMetadataStoreOperationTimeoutSeconds();
             prepare(request, op).get(timeoutSeconds, TimeUnit.SECONDS);
+            return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            log.warn("[{}][{}] Could not serve the subscription as broadcast before the admin call ({}): the call"
-                    + " reaches the managed cursor alone: {}", op.topic, op.subscription, op.operation,
-                    cause.toString());
+            failure = e;
+        } catch (ExecutionException e) {
+            failure = e.getCause();
+        } catch (TimeoutException | RuntimeException e) {
+            failure = e;
         }
+        log.warn("[{}][{}] Could not serve the subscription as broadcast before the admin call {}; refused the call"
+                + " (503): {}", op.topic, op.subscription, op.operation, failure.toString());
+        throw new InterceptException(503, "Broadcast subscription " + op.subscription + " on " + op.topic
+                + " could not be served before " + op.operation + " (" + failure + "); retry the call");
     }
 
     /**
-     * A topic loaded here is looked at first (a map read); the request is checked as stock would check it before
-     * anything else is done, so that nothing, not even a topic load, happens for a request stock refuses.
+     * A topic loaded here is looked at first (a map read); the request is checked as stock's authentication and
+     * authorization would check it before anything else is done, so that nothing, not even a topic load, happens for
+     * a request they refuse.
      */
     private CompletableFuture<Void> prepare(HttpServletRequest request, SubscriptionOperation op) {
         Optional<Topic> loaded = pulsar.getBrokerService().getTopicReference(op.topic.toString());
@@ -83,7 +104,7 @@ public final class AdminCallPreparation {
             return CompletableFuture.completedFuture(null);
         }
         return allowed(request, op).thenCompose(allowed -> !allowed ? CompletableFuture.completedFuture(null)
-                : ownedTopic(op).thenCompose(topic -> {
+                : ownedTopic(request, op).thenCompose(topic -> {
                     if (!unserved(topic, op)) {
                         return CompletableFuture.completedFuture(null);
                     }
@@ -101,18 +122,41 @@ public final class AdminCallPreparation {
     }
 
     /**
-     * The topic when this broker owns it and it exists (loaded here if it was not: stock's handler would load it
-     * too); null otherwise, when stock redirects the call to the owner or answers that the topic does not exist.
+     * The topic when this broker owns it, or takes it now as stock's ownership check would, and the topic exists
+     * (loaded here if it was not: stock's handler would load it too); null otherwise, when stock redirects the call
+     * to the owner or answers that the topic does not exist.
      */
-    private CompletableFuture<PersistentTopic> ownedTopic(SubscriptionOperation op) {
+    private CompletableFuture<PersistentTopic> ownedTopic(HttpServletRequest request, SubscriptionOperation op) {
         BrokerService brokers = pulsar.getBrokerService();
         Optional<Topic> loaded = brokers.getTopicReference(op.topic.toString());
         if (loaded.isPresent()) {
             return CompletableFuture.completedFuture(persistent(loaded));
         }
-        return pulsar.getNamespaceService().isServiceUnitOwnedAsync(op.topic).thenCompose(owned -> owned
-                ? brokers.getTopicIfExists(op.topic.toString()).thenApply(AdminCallPreparation::persistent)
-                : CompletableFuture.completedFuture(null));
+        NamespaceService namespaces = pulsar.getNamespaceService();
+        LookupOptions lookup = LookupOptions.builder().authoritative(authoritative(request))
+                .requestHttps("https".equalsIgnoreCase(request.getScheme())).readOnly(false)
+                .loadTopicsInBundle(false).build();
+        return namespaces.isServiceUnitOwnedAsync(op.topic)
+                .thenCompose(owned -> owned ? CompletableFuture.completedFuture(true)
+                        : namespaces.getWebServiceUrlAsync(op.topic, lookup)
+                                .thenCompose(url -> namespaces.isServiceUnitOwnedAsync(op.topic)))
+                .thenCompose(owned -> owned
+                        ? brokers.getTopicIfExists(op.topic.toString()).thenApply(AdminCallPreparation::persistent)
+                        : CompletableFuture.completedFuture(null));
+    }
+
+    /** The call's {@code authoritative} query parameter (stock's redirect sets it), read from the query string. */
+    private static boolean authoritative(HttpServletRequest request) {
+        String query = request.getQueryString();
+        if (query == null) {
+            return false;
+        }
+        for (String pair : query.split("&")) {
+            if (pair.equalsIgnoreCase("authoritative=true")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static PersistentTopic persistent(Optional<Topic> topic) {

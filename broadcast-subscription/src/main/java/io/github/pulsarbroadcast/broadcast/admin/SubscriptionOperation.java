@@ -11,7 +11,10 @@ import org.apache.pulsar.common.policies.data.TopicOperation;
  * {@code .../expireMessages[/{seconds}]} and {@code PUT .../subscription/{sub}/properties}, under the v2 path
  * ({@code /admin/v2/persistent/{tenant}/{namespace}/{topic}}) or the v1 one
  * ({@code /admin/persistent/{property}/{cluster}/{namespace}/{topic}}), each name URL-encoded as the stock admin client
- * sends it. With the topic operation stock authorizes it with.
+ * sends it. With the topic operation stock authorizes it with. Names are decoded as stock's handlers decode them, so
+ * that both name the same subscription whatever its name holds: tenant, cluster and namespace as JAX-RS path
+ * parameters (percent-decoded), the topic once by {@code Codec.decode} (its parameter is {@code @Encoded}), the
+ * subscription by {@code Codec.decode} of its path parameter (decoded twice).
  *
  * <p>Threading: immutable; any thread.
  */
@@ -64,7 +67,9 @@ final class SubscriptionOperation {
         try {
             String[] decoded = new String[names + 2];
             for (int i = 0; i < decoded.length; i++) {
-                decoded[i] = URLDecoder.decode(s[i], StandardCharsets.UTF_8);
+                String parameter = i == names - 1 ? s[i] : pathParameter(s[i]); // the topic's is @Encoded
+                decoded[i] = i == names - 1 || i == names + 1
+                        ? URLDecoder.decode(parameter, StandardCharsets.UTF_8) : parameter;
                 if (decoded[i].isEmpty()) {
                     return null;
                 }
@@ -76,6 +81,11 @@ final class SubscriptionOperation {
         } catch (IllegalArgumentException badName) {
             return null; // the stock handler answers it
         }
+    }
+
+    /** A path segment as a JAX-RS path parameter: percent-decoded, a {@code +} left as it is. */
+    private static String pathParameter(String segment) {
+        return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 
     /** The operation by name and number of arguments after it; null when the path names none of them. */

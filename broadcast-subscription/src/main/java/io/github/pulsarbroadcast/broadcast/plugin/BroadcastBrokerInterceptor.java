@@ -23,6 +23,7 @@ import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.ServerCnx;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.common.api.proto.BaseCommand;
+import org.apache.pulsar.common.intercept.InterceptException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,7 +120,8 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
     }
 
     @Override
-    public void onWebserviceRequest(ServletRequest request) throws IOException, ServletException {
+    public void onWebserviceRequest(ServletRequest request)
+            throws IOException, ServletException, InterceptException {
         AdminCallPreparation calls = adminCalls;
         if (calls != null && request instanceof HttpServletRequest) {
             calls.prepare((HttpServletRequest) request);

@@ -34,6 +34,10 @@ public class SubscriptionOperationTest {
                 // names as the stock admin client encodes them: a space, a slash and a non-ASCII letter
                 {"POST", "/admin/v2/persistent/public/default/area%207/subscription/road%2Fdamage%C3%A9/skip/1",
                         "persistent://public/default/area 7", "road/damageé", TopicOperation.SKIP},
+                // decoded as stock's handlers decode them: the topic once by Codec.decode ("+" is a space, "%2B" a
+                // plus), the subscription twice (the path parameter, then Codec.decode: "%2B" is a space too)
+                {"POST", "/admin/v2/persistent/public/default/a+b%2Bc/subscription/c%2Bd+e/skip_all",
+                        "persistent://public/default/a b+c", "c d e", TopicOperation.SKIP},
                 {"POST", "/admin/v2/persistent/public/default/t-partition-2/subscription/fleet/resetcursor",
                         "persistent://public/default/t-partition-2", "fleet", TopicOperation.RESET_CURSOR},
                 // v1: property, cluster, namespace, topic
