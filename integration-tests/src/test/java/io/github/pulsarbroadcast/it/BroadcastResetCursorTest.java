@@ -189,6 +189,19 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
         }
     }
 
+    /** The same after a graceful broker restart: the restarted broker owns nothing until the admin call looks. */
+    @Test(groups = "integration", timeOut = 180_000)
+    public void aResetAfterABrokerRestartBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
+        String topic = newTopic("reset-unserved-restart");
+        List<String> sent = new ArrayList<>();
+        closeAll(readAll(topic, sent));
+        cluster.restartBroker(0);
+        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        for (Consumer<String> car : comeBack(topic)) {
+            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
+        }
+    }
+
     /** The same by time, to the third message's publish time, and with the topic loaded (by a producer) meanwhile. */
     @Test(groups = "integration", timeOut = 120_000)
     public void aResetByTimeBeforeAnyConsumerIsBackReplaysFromThatTime() throws Exception {
