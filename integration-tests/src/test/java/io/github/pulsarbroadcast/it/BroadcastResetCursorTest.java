@@ -136,12 +136,8 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
                 .until(() -> dispatcher(topic, "fleet").counters().readFailures() == 0);
     }
 
-    /**
-     * Closes the cars (their positions are saved on close) and unloads the topic, so that the broker holds the
-     * subscription as a plain one until a broadcast consumer or an admin call needs it.
-     */
-    private void leaveAndUnload(String topic, List<Consumer<String>> cars) throws Exception {
-        closeAll(cars);
+    /** Unloads the topic: the broker then holds the subscription as a plain one until a consumer or a call needs it. */
+    private void unload(String topic) throws Exception {
         cluster.admin().topics().unload(topic);
         await("unloaded").atMost(Duration.ofSeconds(10))
                 .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
@@ -152,21 +148,35 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
         return List.of(car(topic, "car-1"), car(topic, "car-2"));
     }
 
+    /** What happens to a topic while every consumer is away. */
+    private interface Away {
+        void happen(String topic) throws Exception;
+    }
+
     /**
-     * Regression (twenty-eighth session): a reset made while no broadcast consumer was back after a topic unload
-     * (for a bundle unload, a move or a restart see below) reached the managed cursor alone; the cars' saved positions
-     * won when they came back, and they received nothing ("car-1 received [], then nothing for 10 s"). The admin call
-     * now finds the subscription served as broadcast ({@code AdminCallPreparation}).
+     * The cars read five messages and leave (their positions saved on close), {@code away} happens, an operator
+     * resets the subscription to the earliest position, and the cars come back: each must receive all five again.
      */
-    @Test(groups = "integration", timeOut = 120_000)
-    public void aResetBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
-        String topic = newTopic("reset-unserved");
+    private void aResetWhileEveryoneIsAwayReplays(String name, Away away) throws Exception {
+        String topic = newTopic(name);
         List<String> sent = new ArrayList<>();
-        leaveAndUnload(topic, readAll(topic, sent));
+        closeAll(readAll(topic, sent));
+        away.happen(topic);
         cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
         for (Consumer<String> car : comeBack(topic)) {
             assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
         }
+    }
+
+    /**
+     * Regression (twenty-eighth session): a reset made while no broadcast consumer was back after a topic unload
+     * reached the managed cursor alone; the cars' saved positions won when they came back, and they received nothing
+     * ("car-1 received [], then nothing for 10 s"). The admin call now finds the subscription served as broadcast
+     * ({@code AdminCallPreparation}).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aResetBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
+        aResetWhileEveryoneIsAwayReplays("reset-unserved", this::unload);
     }
 
     /**
@@ -177,29 +187,17 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void aResetAfterABundleUnloadBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
-        String topic = newTopic("reset-unserved-bundle");
-        List<String> sent = new ArrayList<>();
-        closeAll(readAll(topic, sent));
-        cluster.admin().namespaces().unload(TopicName.get(topic).getNamespace());
-        await("bundle released").atMost(Duration.ofSeconds(20)).until(() -> !cluster.broker().getNamespaceService()
-                .isServiceUnitOwnedAsync(TopicName.get(topic)).get());
-        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
-        for (Consumer<String> car : comeBack(topic)) {
-            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
-        }
+        aResetWhileEveryoneIsAwayReplays("reset-unserved-bundle", topic -> {
+            cluster.admin().namespaces().unload(TopicName.get(topic).getNamespace());
+            await("bundle released").atMost(Duration.ofSeconds(20)).until(() -> !cluster.broker()
+                    .getNamespaceService().isServiceUnitOwnedAsync(TopicName.get(topic)).get());
+        });
     }
 
     /** The same after a graceful broker restart: the restarted broker owns nothing until the admin call looks. */
     @Test(groups = "integration", timeOut = 180_000)
     public void aResetAfterABrokerRestartBeforeAnyConsumerIsBackReplaysToEveryConsumer() throws Exception {
-        String topic = newTopic("reset-unserved-restart");
-        List<String> sent = new ArrayList<>();
-        closeAll(readAll(topic, sent));
-        cluster.restartBroker(0);
-        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
-        for (Consumer<String> car : comeBack(topic)) {
-            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
-        }
+        aResetWhileEveryoneIsAwayReplays("reset-unserved-restart", topic -> cluster.restartBroker(0));
     }
 
     /** The same by time, to the third message's publish time, and with the topic loaded (by a producer) meanwhile. */
@@ -215,7 +213,8 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
             reader.receive(10, TimeUnit.SECONDS);
             third = reader.receive(10, TimeUnit.SECONDS).getPublishTime();
         }
-        leaveAndUnload(topic, cars);
+        closeAll(cars);
+        unload(topic);
         try (Producer<String> producer = producer(topic)) {
             assertFalse(brokerSubscription(topic, "fleet") instanceof BroadcastSubscription, "not served yet");
             cluster.admin().topics().resetCursor(topic, "fleet", third);
