@@ -73,6 +73,31 @@ public class BroadcastRetainedPositionsAdminTest extends BroadcastTestBase {
     }
 
     /**
+     * The same on a broker that held the subscription as a plain one (after an unload, before any broadcast consumer
+     * is back): the admin call serves it first, so the key stays. Regression (twenty-eighth session): stock replaced
+     * the properties of the plain subscription, and the next broadcast subscribe was refused.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void replacingThePropertiesBeforeAnyConsumerIsBackKeepsTheSubscriptionBroadcast() throws Exception {
+        String topic = newTopic("properties-unserved");
+        broadcastConsumer(topic, "fleet", "car").close();
+        cluster.admin().topics().unload(topic);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+        cluster.admin().topics().updateSubscriptionProperties(topic, "fleet", java.util.Map.of("team", "roads"));
+        java.util.Map<String, String> stored = cluster.admin().topics().getStats(topic).getSubscriptions()
+                .get("fleet").getSubscriptionProperties();
+        assertEquals(stored.get("team"), "roads");
+        assertEquals(stored.get(io.github.pulsarbroadcast.broadcast.BroadcastMode.KEY),
+                io.github.pulsarbroadcast.broadcast.BroadcastMode.BROADCAST);
+        Consumer<String> back = closeAfterTest(broadcastConsumer(topic, "fleet", "car"));
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = publish(producer, "after", 3);
+            assertEquals(receive(back, 3), sent);
+        }
+    }
+
+    /**
      * Waits until the plugin's periodic sync moved the retained position: the largest lag over every position (parked
      * is the one behind) is what parked has left. Read from a fresh pass ({@code snapshot()} makes its own when no
      * recent sync result exists) or from a sync after the move: either way, after the move.

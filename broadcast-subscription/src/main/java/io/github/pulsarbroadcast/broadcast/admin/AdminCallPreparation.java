@@ -14,11 +14,14 @@ import org.apache.pulsar.broker.authentication.AuthenticationDataHttps;
 import org.apache.pulsar.broker.namespace.LookupOptions;
 import org.apache.pulsar.broker.namespace.NamespaceService;
 import org.apache.pulsar.broker.service.BrokerService;
+import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
 import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
+import org.apache.pulsar.broker.web.PulsarWebResource;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.intercept.InterceptException;
+import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.sasl.SaslConstants;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,13 +32,15 @@ import org.slf4j.LoggerFactory;
  * unload or broker restart, before any broadcast consumer is back. Without this the operation reached the managed
  * cursor alone and the consumers' saved positions won when they came back (a reset-cursor replayed nothing to them;
  * regression tests {@code BroadcastResetCursorTest.aReset...BeforeAnyConsumerIsBack...}). The subscription is
- * installed exactly as a broadcast consumer's subscribe installs it (saved positions loaded, the same {@link SubscriptionInstaller}, so a subscribe
- * and this wait for one installation); the stock handler then runs on the broadcast subscription.
+ * installed exactly as a broadcast consumer's subscribe installs it (saved positions loaded, the same
+ * {@link SubscriptionInstaller}, so a subscribe and this wait for one installation); the stock handler then runs on
+ * the broadcast subscription.
  *
  * <p>When no broker owns the topic's bundle (after a bundle unload or a restart, before any client looked the topic
- * up) it looks the topic up as stock's handler would next (which takes the bundle when the load manager picks this
- * broker), so that the subscription is served here before the call; when another broker is picked, stock's handler
- * redirects the call there, and that broker's plugin does the same.
+ * up) it looks the topic up as stock's ownership check would (which takes the bundle when the load manager picks this
+ * broker), after the checks stock's handler makes before that one ({@link #servedInThisCluster}), so that the
+ * subscription is served here before the call; when another broker is picked, stock's handler redirects the call
+ * there, and that broker's plugin does the same.
  *
  * <p>Security: the broker's interceptor callback runs before stock's authentication filter, so this acts only for a
  * request that stock's authentication and authorization would let through: authenticated by the broker's own
@@ -87,6 +92,9 @@ public final class AdminCallPreparation {
         } catch (TimeoutException | RuntimeException e) {
             failure = e;
         }
+        if (failure instanceof SubscriptionNotFoundException) {
+            return; // deleted meanwhile: stock answers the call (404)
+        }
         log.warn("[{}][{}] Could not serve the subscription as broadcast before the admin call {}; refused the call"
                 + " (503): {}", op.topic, op.subscription, op.operation, failure.toString());
         throw new InterceptException(503, "Broadcast subscription " + op.subscription + " on " + op.topic
@@ -136,13 +144,33 @@ public final class AdminCallPreparation {
         LookupOptions lookup = LookupOptions.builder().authoritative(authoritative(request))
                 .requestHttps("https".equalsIgnoreCase(request.getScheme())).readOnly(false)
                 .loadTopicsInBundle(false).build();
-        return namespaces.isServiceUnitOwnedAsync(op.topic)
-                .thenCompose(owned -> owned ? CompletableFuture.completedFuture(true)
-                        : namespaces.getWebServiceUrlAsync(op.topic, lookup)
-                                .thenCompose(url -> namespaces.isServiceUnitOwnedAsync(op.topic)))
+        return servedInThisCluster(op).thenCompose(here -> !here ? CompletableFuture.completedFuture(false)
+                        : namespaces.isServiceUnitOwnedAsync(op.topic).thenCompose(owned -> owned
+                                ? CompletableFuture.completedFuture(true)
+                                : namespaces.getWebServiceUrlAsync(op.topic, lookup)
+                                        .thenCompose(url -> namespaces.isServiceUnitOwnedAsync(op.topic))))
                 .thenCompose(owned -> owned
                         ? brokers.getTopicIfExists(op.topic.toString()).thenApply(AdminCallPreparation::persistent)
                         : CompletableFuture.completedFuture(null));
+    }
+
+    /**
+     * What stock's handlers check before they look at ownership, so that no bundle is taken and no topic loaded here
+     * for a call stock answers without them: the namespace exists, is not deleted and is replicated to this cluster
+     * (stock's {@code checkLocalOrGetPeerReplicationCluster}; a v1 name's cluster is this one), and the name is not
+     * a partitioned topic's (stock fans such a call out to each partition, whose own call comes here too).
+     */
+    private CompletableFuture<Boolean> servedInThisCluster(SubscriptionOperation op) {
+        NamespaceName namespace = op.topic.getNamespaceObject();
+        if (!namespace.isGlobal() && !pulsar.getConfiguration().getClusterName().equals(namespace.getCluster())) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return PulsarWebResource.checkLocalOrGetPeerReplicationCluster(pulsar, namespace)
+                .thenCompose(peer -> peer != null ? CompletableFuture.completedFuture(false)
+                        : op.topic.isPartitioned() ? CompletableFuture.completedFuture(true)
+                        : pulsar.getBrokerService().fetchPartitionedTopicMetadataAsync(op.topic)
+                                .thenApply(metadata -> metadata.partitions == 0))
+                .exceptionally(refused -> false);
     }
 
     /** The call's {@code authoritative} query parameter (stock's redirect sets it), read from the query string. */

@@ -2,13 +2,14 @@ package io.github.pulsarbroadcast.broadcast.admin;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.policies.data.TopicOperation;
 
 /**
  * A stock admin request that changes a persistent topic's subscription in place, read from its method and path:
  * {@code POST .../subscription/{sub}/resetcursor[/{timestamp}]}, {@code .../skip/{n}}, {@code .../skip_all},
- * {@code .../expireMessages[/{seconds}]} and {@code PUT .../subscription/{sub}/properties}, under the v2 path
+ * {@code .../expireMessages[/{seconds}]} and {@code PUT .../subscription/{sub}/properties} (v2 only), under the v2 path
  * ({@code /admin/v2/persistent/{tenant}/{namespace}/{topic}}) or the v1 one
  * ({@code /admin/persistent/{property}/{cluster}/{namespace}/{topic}}), each name URL-encoded as the stock admin client
  * sends it. With the topic operation stock authorizes it with. Names are decoded as stock's handlers decode them, so
@@ -60,7 +61,7 @@ final class SubscriptionOperation {
         if (s.length < names + 3 || s.length > names + 4 || !"subscription".equals(s[names])) {
             return null;
         }
-        TopicOperation operation = operation(method, s[names + 2], s.length - names - 3);
+        TopicOperation operation = operation(method, names == 3, s[names + 2], s.length - names - 3);
         if (operation == null) {
             return null;
         }
@@ -74,9 +75,10 @@ final class SubscriptionOperation {
                     return null;
                 }
             }
-            TopicName topic = names == 3
-                    ? TopicName.get("persistent", decoded[0], decoded[1], decoded[2])
-                    : TopicName.get("persistent", decoded[0], decoded[1], decoded[2], decoded[3]);
+            // As stock's validateTopicName: the namespace's names are checked (no "/" in them), then the topic.
+            NamespaceName namespace = names == 3 ? NamespaceName.get(decoded[0], decoded[1])
+                    : NamespaceName.get(decoded[0], decoded[1], decoded[2]);
+            TopicName topic = TopicName.get("persistent", namespace, decoded[names - 1]);
             return new SubscriptionOperation(topic, decoded[names + 1], operation);
         } catch (IllegalArgumentException badName) {
             return null; // the stock handler answers it
@@ -89,9 +91,9 @@ final class SubscriptionOperation {
     }
 
     /** The operation by name and number of arguments after it; null when the path names none of them. */
-    private static TopicOperation operation(String method, String name, int arguments) {
-        if ("PUT".equals(method)) {
-            return "properties".equals(name) && arguments == 0 ? TopicOperation.CONSUME : null;
+    private static TopicOperation operation(String method, boolean v2, String name, int arguments) {
+        if ("PUT".equals(method)) { // v2 only: the v1 API has no update of a subscription's properties
+            return v2 && "properties".equals(name) && arguments == 0 ? TopicOperation.CONSUME : null;
         }
         switch (name) {
             case "resetcursor":

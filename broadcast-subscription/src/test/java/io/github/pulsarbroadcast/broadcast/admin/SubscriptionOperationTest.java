@@ -75,6 +75,9 @@ public class SubscriptionOperationTest {
                 {"POST", "/admin/v2/persistent/public//t/subscription/fleet/skip_all"},      // an empty name
                 {"POST", "/admin/v2/persistent/public/default/t/subscription//skip_all"},
                 {"POST", "/admin/v2/persistent/public/default/t/subscription/%zz/skip_all"}, // bad encoding
+                {"PUT", "/admin/persistent/acme/c1/ns/t/subscription/fleet/properties"}, // no such v1 call
+                {"POST", "/admin/v2/persistent/pub%2Flic/default/t/subscription/fleet/skip_all"}, // "/" in a name
+                {"POST", "/admin/v2/persistent/public/de%2Ffault/t/subscription/fleet/skip_all"},
                 {"POST", null},
         };
     }
