@@ -54,15 +54,38 @@ public class BroadcastRetainedPositionsAdminTest extends BroadcastTestBase {
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void replacingThePropertiesKeepsTheSubscriptionBroadcast() throws Exception {
-        String topic = newTopic("properties");
+        replacingThePropertiesKeepsTheKey("properties", false);
+    }
+
+    /**
+     * The same on a broker that held the subscription as a plain one (after an unload, before any broadcast consumer
+     * is back): the admin call serves it first, so the key stays. Regression (twenty-eighth session): stock replaced
+     * the properties of the plain subscription ("expected [broadcast] but found [null]"), and the next broadcast
+     * subscribe was refused.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void replacingThePropertiesBeforeAnyConsumerIsBackKeepsTheSubscriptionBroadcast() throws Exception {
+        replacingThePropertiesKeepsTheKey("properties-unserved", true);
+    }
+
+    /**
+     * A consumer creates the subscription and leaves; the properties are replaced (after an unload when
+     * {@code unloadFirst}, so that nobody serves the subscription); they hold the new ones and the broadcast key, and
+     * after an unload a broadcast consumer is served again.
+     */
+    private void replacingThePropertiesKeepsTheKey(String name, boolean unloadFirst) throws Exception {
+        String topic = newTopic(name);
         broadcastConsumer(topic, "fleet", "car").close();
+        if (unloadFirst) {
+            unloadAndWait(topic);
+        }
         cluster.admin().topics().updateSubscriptionProperties(topic, "fleet", java.util.Map.of("team", "roads"));
         java.util.Map<String, String> stored = cluster.admin().topics().getStats(topic).getSubscriptions()
                 .get("fleet").getSubscriptionProperties();
         assertEquals(stored.get("team"), "roads");
         assertEquals(stored.get(io.github.pulsarbroadcast.broadcast.BroadcastMode.KEY),
                 io.github.pulsarbroadcast.broadcast.BroadcastMode.BROADCAST);
-        cluster.admin().topics().unload(topic);
+        unloadAndWait(topic);
         Consumer<String> back = closeAfterTest(broadcastConsumer(topic, "fleet", "car"));
         try (Producer<String> producer = producer(topic)) {
             List<String> sent = publish(producer, "after", 3);
@@ -72,29 +95,10 @@ public class BroadcastRetainedPositionsAdminTest extends BroadcastTestBase {
                 io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription);
     }
 
-    /**
-     * The same on a broker that held the subscription as a plain one (after an unload, before any broadcast consumer
-     * is back): the admin call serves it first, so the key stays. Regression (twenty-eighth session): stock replaced
-     * the properties of the plain subscription, and the next broadcast subscribe was refused.
-     */
-    @Test(groups = "integration", timeOut = 120_000)
-    public void replacingThePropertiesBeforeAnyConsumerIsBackKeepsTheSubscriptionBroadcast() throws Exception {
-        String topic = newTopic("properties-unserved");
-        broadcastConsumer(topic, "fleet", "car").close();
+    private void unloadAndWait(String topic) throws Exception {
         cluster.admin().topics().unload(topic);
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
-        cluster.admin().topics().updateSubscriptionProperties(topic, "fleet", java.util.Map.of("team", "roads"));
-        java.util.Map<String, String> stored = cluster.admin().topics().getStats(topic).getSubscriptions()
-                .get("fleet").getSubscriptionProperties();
-        assertEquals(stored.get("team"), "roads");
-        assertEquals(stored.get(io.github.pulsarbroadcast.broadcast.BroadcastMode.KEY),
-                io.github.pulsarbroadcast.broadcast.BroadcastMode.BROADCAST);
-        Consumer<String> back = closeAfterTest(broadcastConsumer(topic, "fleet", "car"));
-        try (Producer<String> producer = producer(topic)) {
-            List<String> sent = publish(producer, "after", 3);
-            assertEquals(receive(back, 3), sent);
-        }
     }
 
     /**
