@@ -16,7 +16,6 @@ import org.apache.pulsar.broker.namespace.NamespaceService;
 import org.apache.pulsar.broker.service.BrokerService;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
 import org.apache.pulsar.broker.service.Topic;
-import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.broker.web.PulsarWebResource;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
@@ -124,9 +123,8 @@ public final class AdminCallPreparation {
 
     /** Whether {@code topic} holds the subscription, marked broadcast, as a plain one. */
     private static boolean unserved(PersistentTopic topic, SubscriptionOperation op) {
-        PersistentSubscription subscription = topic == null ? null : topic.getSubscriptions().get(op.subscription);
-        return subscription != null && !(subscription instanceof BroadcastSubscription)
-                && BroadcastSubscription.isMarkedBroadcast(subscription);
+        return topic != null
+                && BroadcastSubscription.isMarkedButNotServed(topic.getSubscriptions().get(op.subscription));
     }
 
     /**

@@ -16,6 +16,7 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.Consumer;
+import org.apache.pulsar.broker.service.Subscription;
 import org.apache.pulsar.broker.service.TransportCnx;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
@@ -58,6 +59,15 @@ public final class BroadcastSubscription extends PersistentSubscription
     /** Whether a subscription (of any class) is marked broadcast in its stored properties. */
     public static boolean isMarkedBroadcast(PersistentSubscription subscription) {
         return BroadcastMode.BROADCAST.equals(subscription.getSubscriptionProperties().get(BroadcastMode.KEY));
+    }
+
+    /**
+     * Whether {@code subscription} is a plain stock one marked broadcast: what the broker makes for a broadcast
+     * subscription when it loads the topic, until the plugin serves it (a broadcast consumer or an admin call).
+     */
+    public static boolean isMarkedButNotServed(Subscription subscription) {
+        return subscription instanceof PersistentSubscription && !(subscription instanceof BroadcastSubscription)
+                && isMarkedBroadcast((PersistentSubscription) subscription);
     }
 
     @Override

@@ -21,7 +21,6 @@ import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.broker.service.Producer;
 import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.ServerCnx;
-import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.intercept.InterceptException;
 import org.slf4j.Logger;
@@ -85,9 +84,7 @@ public class BroadcastBrokerInterceptor implements BrokerInterceptor {
                     + " it reconnects as broadcast", consumer.getSubscription().getTopicName(),
                     consumer.getSubscription().getName(), consumer.consumerName());
             consumer.disconnect();
-        } else if (consumer.getSubscription() instanceof PersistentSubscription
-                && !(consumer.getSubscription() instanceof BroadcastSubscription)
-                && BroadcastSubscription.isMarkedBroadcast((PersistentSubscription) consumer.getSubscription())) {
+        } else if (BroadcastSubscription.isMarkedButNotServed(consumer.getSubscription())) {
             // The connection handler refuses these; only a topic reloaded between its check and the attach gets here.
             log.warn("[{}][{}] Consumer {} without {} was attached to a broadcast subscription; disconnecting it",
                     consumer.getSubscription().getTopicName(), consumer.getSubscription().getName(),
