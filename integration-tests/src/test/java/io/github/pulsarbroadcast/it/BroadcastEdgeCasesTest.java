@@ -23,7 +23,8 @@ import org.testng.annotations.Test;
 /**
  * The edge cases that issue 10 reproduced against a real broker with a real client, each as it was reported: catch-up
  * reads across a ledger rollover, a stock consumer taking over a broadcast subscription after the topic was
- * reloaded, and an individual ack just above a later cumulative ack. Ledgers roll over every 10 entries here.
+ * reloaded, and an individual ack just above a later cumulative ack; and the recovery window across a graceful move
+ * made inside it. Ledgers roll over every 10 entries here.
  */
 public class BroadcastEdgeCasesTest extends BroadcastTestBase {
 
@@ -204,6 +205,46 @@ public class BroadcastEdgeCasesTest extends BroadcastTestBase {
             back.close();
         }
     }
+
+    /**
+     * Regression (twenty-ninth session, found by the dispatch model): a topic that moves gracefully inside the
+     * recovery window keeps the window for the consumers that are not back yet. The subscription is loaded without
+     * its saved positions (lost, as after a crash or an upgrade: the window opens), one consumer comes back, and the
+     * topic is unloaded again at once; the consumer that was away comes back after that, with the client's default
+     * initial position {@code Latest}, and must get what it had not acknowledged. Before the fix the save made at the
+     * second unload was flagged as made on close, the next load opened no window, and it started at the tail.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aMoveInsideTheRecoveryWindowKeepsItForConsumersNotBackYet() throws Exception {
+        String topic = newTopic("window-move");
+        Consumer<String> stays = broadcastConsumer(topic, "fleet", "stays");
+        Consumer<String> away = broadcastConsumer(topic, "fleet", "away");
+        List<String> sent;
+        try (Producer<String> producer = producer(topic)) {
+            sent = new ArrayList<>(publish(producer, "m", 5));
+            takeAndAck(stays, 5, 5);
+            takeAndAck(away, 5, 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> brokerSubscription(topic, "fleet").getCursor()
+                    .getMarkDeletedPosition().getEntryId() >= 1);
+            closeAll(List.of(stays, away));
+            cluster.admin().topics().unload(topic);
+            cluster.broker().getLocalMetadataStore()
+                    .deleteRecursive(BroadcastDurablePositionsTest.savedPath(topic, "fleet")).get();
+            broadcastConsumer(topic, "fleet", "stays").close(); // the window opens: no saved positions
+            cluster.admin().topics().unload(topic); // well inside it (60 s)
+            sent.addAll(publish(producer, "n", 3));
+        }
+        Consumer<String> back = broadcastConsumer(topic, "fleet", "away");
+        try {
+            List<String> got = BroadcastReconnectTest.drain(back);
+            assertTrue(!got.isEmpty(), "the consumer that was away came back at the tail: nothing of "
+                    + sent.subList(2, sent.size()));
+            ResumeChecks.assertResumedWithoutLoss(sent, 2, got, 2);
+        } finally {
+            back.close();
+        }
+    }
+
     /**
      * Suspect 4: the last consumer leaves and another joins before the dispatch thread runs the leave. Stock code takes
      * the managed cursor off the ledger's list of cursors waiting for entries when it sees the subscription without

@@ -29,7 +29,8 @@ import org.testng.annotations.Test;
  * nothing more may come).
  * Consumers acknowledge each message at once (no grouping, so the client's duplicate filter holds nothing), except in
  * the steps that publish three messages of which each consumer negatively acknowledges the second (a redelivery over
- * an acknowledgement hole).
+ * an acknowledgement hole), and those that acknowledge three cumulatively, alone or mixed with individual and negative
+ * acknowledgements (added in the twenty-ninth session; seeds recorded before it play other schedules now).
  *
  * <p>Admin calls are made whether or not the broadcast subscription is served on the broker (a consumer has joined
  * since the last unload). Until the twenty-eighth session a reset-cursor or a skip made after the topic was loaded
@@ -162,7 +163,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         }
 
         private String step() throws Exception {
-            int choice = random.nextInt(published == 0 ? 2 : 12);
+            int choice = random.nextInt(published == 0 ? 2 : 13);
             switch (choice) {
                 case 0: case 1:
                     return publish(1 + random.nextInt(4));
@@ -186,6 +187,8 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                     return allOpen() ? unsubscribe() : publish(1);
                 case 11:
                     return everyoneAwayThenUnload();
+                case 12:
+                    return anyOpen() ? publishWithCumulativeAcks() : publish(2);
                 default:
                     return reset();
             }
@@ -255,35 +258,83 @@ public class StockEquivalenceTest extends BroadcastTestBase {
          */
         private String publishWithANegativeAck() throws Exception {
             int first = published;
+            publishThreeAndAcknowledge((car, three) -> {
+                car.consumer.acknowledge(three.get(0));
+                car.consumer.negativeAcknowledge(three.get(1));
+                car.consumer.acknowledge(three.get(2));
+                return three.get(2);
+            });
+            return "publish 3, negative ack of m-" + (first + 1);
+        }
+
+        /**
+         * Three messages, acknowledged cumulatively by every connected consumer in one of four ways, each of which
+         * ends with all three acknowledged or asked for again (so that no hole stays open until the next
+         * reconnect): the third cumulatively; the third individually, then the second cumulatively (a cumulative
+         * acknowledgement below an individual one, which must absorb it); the second individually, then the third
+         * cumulatively (over it); the second cumulatively and the third negatively (redelivered, then acknowledged
+         * by the drain).
+         */
+        private String publishWithCumulativeAcks() throws Exception {
+            int first = published;
+            int way = random.nextInt(4);
+            publishThreeAndAcknowledge((car, three) -> {
+                switch (way) {
+                    case 0:
+                        car.consumer.acknowledgeCumulative(three.get(2));
+                        return three.get(2);
+                    case 1:
+                        car.consumer.acknowledge(three.get(2));
+                        car.consumer.acknowledgeCumulative(three.get(1));
+                        return three.get(2);
+                    case 2:
+                        car.consumer.acknowledge(three.get(1));
+                        car.consumer.acknowledgeCumulative(three.get(2));
+                        return three.get(2);
+                    default:
+                        car.consumer.acknowledgeCumulative(three.get(1));
+                        car.consumer.negativeAcknowledge(three.get(2));
+                        return three.get(1);
+                }
+            });
+            String m1 = "m-" + (first + 1);
+            String m2 = "m-" + (first + 2);
+            return "publish 3, " + new String[] {"cumulative ack of " + m2,
+                "ack of " + m2 + " then cumulative ack of " + m1, "ack of " + m1 + " then cumulative ack of " + m2,
+                "cumulative ack of " + m1 + " and negative ack of " + m2}[way];
+        }
+
+        /**
+         * Publishes three messages; every connected consumer on both sides receives them (they must be the three)
+         * and acknowledges them as {@code acknowledge} says, which returns the last message it acknowledged.
+         */
+        private void publishThreeAndAcknowledge(Acknowledgement acknowledge) throws Exception {
+            int first = published;
             publish(3);
+            List<String> expected = List.of("m-" + first, "m-" + (first + 1), "m-" + (first + 2));
             for (int i = 0; i < consumers; i++) {
                 if (!isOpen(i)) {
                     continue;
                 }
                 for (EquivalenceSide.Car car : List.of(stock.cars.get(i), broadcast.cars.get(i))) {
+                    List<Message<String>> three = new ArrayList<>();
                     List<String> got = new ArrayList<>();
                     for (int k = 0; k < 3; k++) {
                         Message<String> m = car.consumer.receive(10, TimeUnit.SECONDS);
                         if (m == null) {
                             break;
                         }
+                        three.add(m);
                         got.add(m.getValue());
-                        if (k == 1) {
-                            car.consumer.negativeAcknowledge(m);
-                        } else {
-                            car.consumer.acknowledge(m);
-                            car.lastReceived = BroadcastReconnectTest.position(m);
-                        }
                     }
-                    List<String> expected = List.of("m-" + first, "m-" + (first + 1), "m-" + (first + 2));
                     if (!got.equals(expected)) {
                         throw new AssertionError("seed " + seed + ": after " + played + " "
                                 + (car.side.broadcast ? "broadcast " : "stock ") + car.name() + " received " + got
-                                + " of the three to acknowledge in part, not " + expected);
+                                + " of the three to acknowledge, not " + expected);
                     }
+                    car.lastReceived = BroadcastReconnectTest.position(acknowledge.apply(car, three));
                 }
             }
-            return "publish 3, negative ack of m-" + (first + 1);
         }
 
         private String openOrClose(int i) throws Exception {
@@ -400,6 +451,11 @@ public class StockEquivalenceTest extends BroadcastTestBase {
                         + expected + ", the broadcast one " + got);
             }
         }
+    }
+
+    /** How a consumer acknowledges three messages it received; returns the last one it acknowledged. */
+    private interface Acknowledgement {
+        Message<String> apply(EquivalenceSide.Car car, List<Message<String>> three) throws Exception;
     }
 
     /** An admin call on one subscription of a topic. */

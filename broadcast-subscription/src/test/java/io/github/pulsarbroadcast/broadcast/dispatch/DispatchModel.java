@@ -74,6 +74,11 @@ final class DispatchModel implements ModelHarness.Deliveries {
          */
         boolean unsavedAtCrash;
         /**
+         * Until when {@link #unsavedAtCrash} protects it: the recovery window of the load after the crash. A graceful
+         * move inside that window does not end it (the name is still in no save).
+         */
+        long protectedUntilNanos;
+        /**
          * The position store's save count when this name last started afresh at a join, or -1 (it then holds a
          * position that was saved, restored or reset). While no save followed it, the store may still hold this
          * name's earlier position.
@@ -307,7 +312,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         if (!bc.resumed) {
             check(bc.cursor.acknowledged().equals(freshStart), name + " started at " + bc.cursor.acknowledged()
                     + ", expected " + freshStart);
-            check(!id.unsavedAtCrash || !recovering || initial != id.initial
+            check(!id.unsavedAtCrash || world.nowNanos - id.protectedUntilNanos >= 0 || initial != id.initial
                     || freshStart.compareTo(max(id.cumAcked, floor)) <= 0, name + " joined after the last save"
                     + " before the crash and came back at " + freshStart + ", past what it acknowledged: "
                     + id.cumAcked);
@@ -485,6 +490,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
             return;
         }
         boolean crash = rnd.nextBoolean();
+        boolean windowWasOpen = world.nowNanos - recoveryUntilNanos < 0;
         note(crash ? "crash" : "reload");
         if (crash) {
             engine.deleting(true); // a crashed broker saves nothing more
@@ -503,7 +509,14 @@ final class DispatchModel implements ModelHarness.Deliveries {
         PositionImpl markDeleted = ledger.markDeleted();
         for (Identity id : identities.values()) {
             boolean wasRetained = id.retained();
-            id.unsavedAtCrash = crash && wasRetained && !saved.contains(id.name);
+            // Unsaved at a crash, or still so at a graceful move inside the window a crash opened.
+            boolean unsavedNow = crash && wasRetained && !saved.contains(id.name);
+            boolean stillUnsaved = id.unsavedAtCrash && windowWasOpen && world.nowNanos - id.protectedUntilNanos < 0
+                    && !saved.contains(id.name);
+            id.unsavedAtCrash = unsavedNow || stillUnsaved;
+            if (unsavedNow) {
+                id.protectedUntilNanos = world.nowNanos + GRACE_SECONDS * 1_000_000_000L;
+            }
             id.dropped |= !saved.contains(id.name);
             if (saved.contains(id.name)) {
                 if (!wasRetained || id.freshAtSave == positions.saves) {
@@ -525,6 +538,9 @@ final class DispatchModel implements ModelHarness.Deliveries {
         boolean read = config.positionSyncIntervalMs() > 0 && positions.saved != null;
         engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null,
                 !restore || !positions.savedOnClose, read ? positions.joinFloor : null));
+        // The new owner's load takes the head over, which clears its "saved on close" mark (MetadataPositionStore):
+        // if this owner crashes before its first save, the next one opens the recovery window.
+        positions.savedOnClose = false;
     }
 
     /** Where a {@code Latest} join starts in the recovery window: the saved join floor, within mark-delete..tail. */

@@ -30,13 +30,17 @@ public class PositionSyncTest {
     private ModelPositionStore store;
     private PositionSync sync;
     private RetainedCursors cursors;
+    /** Whether the subscription's recovery window is open, as the sync reads it. */
+    private boolean recovering;
 
     /** TestNG runs every method on one instance: a fresh world each. */
     @BeforeMethod(alwaysRun = true)
     public void freshWorld() {
         loop = new ModelHarness();
+        recovering = false;
         store = new ModelPositionStore();
-        sync = new PositionSync(store, 1_000, "[t][s]", loop, () -> loop.nowNanos, () -> JOIN_FLOOR);
+        sync = new PositionSync(store, 1_000, "[t][s]", loop, () -> loop.nowNanos, () -> JOIN_FLOOR,
+                () -> recovering);
         cursors = new RetainedCursors();
     }
 
@@ -136,5 +140,21 @@ public class PositionSyncTest {
         syncTurn();
         assertEquals(store.saves, 2, "saving resumes after a reopen");
         assertFalse(store.savedOnClose);
+    }
+
+    /**
+     * Regression (twenty-ninth session): a save on close inside the recovery window was flagged as made on close, so
+     * the next owner opened no window, and a consumer that had joined the crashed owner after its last save (a name
+     * this subscription never knew) came back at the tail and lost what it had not acknowledged.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aSaveOnCloseInsideTheRecoveryWindowIsNotFlaggedAsOne() throws Exception {
+        withOneRetained(60 * SECOND);
+        recovering = true;
+        sync.saveNow(cursors, loop.nowNanos, true);
+        loop.runAll();
+        assertEquals(store.saves, 1);
+        assertFalse(store.savedOnClose, "inside the window the next owner must open it again");
+        assertEquals(store.joinFloor, JOIN_FLOOR);
     }
 }
