@@ -246,6 +246,24 @@ public class BroadcastEdgeCasesTest extends BroadcastTestBase {
     }
 
     /**
+     * Regression (twenty-ninth session): a broadcast subscription that the topic's close did not find closes itself
+     * once the topic has left the broker. An installation that raced the close (a subscribe, or an admin call's
+     * preparation) put it into the topic's map after the close had looked; here it is taken out of the map before the
+     * unload, which leaves it in the same state. Before, it kept its positions, its periodic scan and its stats task
+     * for as long as the broker ran.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aSubscriptionTheTopicsCloseDidNotFindClosesItself() throws Exception {
+        String topic = newTopic("orphan");
+        broadcastConsumer(topic, "fleet", "car").close();
+        io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription orphan =
+                (io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription)
+                        brokerTopic(topic).getSubscriptions().remove("fleet");
+        cluster.admin().topics().unload(topic);
+        await().atMost(Duration.ofSeconds(30)).until(() -> orphan.broadcastDispatcher().isClosed());
+    }
+
+    /**
      * Suspect 4: the last consumer leaves and another joins before the dispatch thread runs the leave. Stock code takes
      * the managed cursor off the ledger's list of cursors waiting for entries when it sees the subscription without
      * consumers; the tail read the engine had armed then waits for a wake-up that never comes, and the newcomer, which

@@ -91,13 +91,23 @@ public final class BroadcastDispatcher implements Dispatcher {
         }
         if (periodicTask == null || periodicTask.isCancelled()) {
             long interval = service.config().markDeleteIntervalMs();
-            periodicTask = service.scheduler().scheduleAtFixedRate(() -> engine.post(engine.syncTask), interval,
-                    interval, TimeUnit.MILLISECONDS);
+            periodicTask = service.scheduler().scheduleAtFixedRate(this::tick, interval, interval,
+                    TimeUnit.MILLISECONDS);
         }
         if (statsTask == null || statsTask.isCancelled()) {
             long interval = service.config().statsIntervalMs();
             statsTask = service.scheduler().scheduleWithFixedDelay(this::publishStats, interval, interval,
                     TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * The periodic sync, posted to the dispatch thread, unless the subscription's topic has left this broker without
+     * closing it ({@link BroadcastSubscription#closeIfOrphaned}; its close cancels this task). Scheduler thread.
+     */
+    private void tick() {
+        if (!subscription.closeIfOrphaned()) {
+            engine.post(engine.syncTask);
         }
     }
 

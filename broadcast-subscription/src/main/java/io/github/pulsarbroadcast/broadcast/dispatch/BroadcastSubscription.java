@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -17,6 +18,7 @@ import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.broker.service.Subscription;
+import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.TransportCnx;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
@@ -24,6 +26,8 @@ import org.apache.pulsar.common.api.proto.CommandAck.AckType;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.policies.data.stats.SubscriptionStatsImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A durable subscription whose consumers each get every message: a stock {@link PersistentSubscription} (one
@@ -42,6 +46,8 @@ import org.apache.pulsar.common.policies.data.stats.SubscriptionStatsImpl;
  */
 public final class BroadcastSubscription extends PersistentSubscription
         implements Function<Map<String, String>, Map<String, Object>> {
+
+    private static final Logger log = LoggerFactory.getLogger(BroadcastSubscription.class);
 
     private final BroadcastDispatcher broadcastDispatcher;
     private final ConsumerListingSource listing = new ConsumerListingSource(this);
@@ -175,6 +181,38 @@ public final class BroadcastSubscription extends PersistentSubscription
             }
             return broadcastDispatcher.deleteSavedPositions();
         }).thenCompose(f -> f);
+    }
+
+    /**
+     * Closes this subscription as the topic's own close would have, when the topic has left this broker without
+     * closing it: the broker's topics no longer map the topic's name to this topic object (it was closed and dropped,
+     * or loaded anew). A live topic is in that map from before any subscription is installed until after its close has
+     * closed every subscription it found; an installation that raced the close (a subscribe, or the admin-call
+     * preparation) put this one into the map after the close had looked. Regression (twenty-ninth session): such a
+     * subscription kept its positions, its periodic scan and its stats task for as long as the broker ran. Called by
+     * the dispatcher's periodic task (scheduler thread); never throws.
+     *
+     * @return whether the subscription is being closed
+     */
+    boolean closeIfOrphaned() {
+        try {
+            Optional<Topic> served = topic.getBrokerService().getTopicReference(topic.getName());
+            if (served.isPresent() && served.get() == topic) {
+                return false;
+            }
+            log.warn("[{}][{}] The topic is no longer served by this broker but the subscription was never closed (its"
+                    + " installation raced the topic's close): closing it", topicName, getName());
+            disconnect().exceptionally(e -> {
+                log.warn("[{}][{}] Closing the subscription of a topic this broker no longer serves failed: {}",
+                        topicName, getName(), e.toString());
+                return null;
+            });
+            return true;
+        } catch (RuntimeException e) { // the scheduler drops a periodic task that throws
+            log.warn("[{}][{}] Could not tell whether the topic is still served here: {}", topicName, getName(),
+                    e.toString());
+            return false;
+        }
     }
 
     /** Moves the durable mark-delete position to {@code position} through the stock acknowledgement path. */
