@@ -3,6 +3,8 @@ package io.github.pulsarbroadcast.it;
 import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertFalse;
+import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
@@ -11,6 +13,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
@@ -229,6 +235,44 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
         for (Consumer<String> car : comeBack(topic)) {
             assertEquals(receiveAndAck(car, 5 - from), sent.subList(from, 5),
                     car.getConsumerName() + " after the reset");
+        }
+    }
+
+    /**
+     * The refusal when the subscription cannot be served in time (twenty-ninth session; the claim was untested): the
+     * installation is held past the wait, here cut to 1 s (the test holds the plain subscription's monitor, which the
+     * installation's adoption takes). The call is refused with 503 and a message that says to retry; stock's handler
+     * does not run (the managed cursor does not move); the same call made again once the installation is through
+     * replays to every consumer.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aResetThatCannotBeServedInTimeIsRefusedWith503AndWorksWhenRetried() throws Exception {
+        String topic = newTopic("reset-503");
+        List<String> sent = new ArrayList<>();
+        closeAll(readAll(topic, sent));
+        unload(topic);
+        ServiceConfiguration conf = cluster.broker().getConfiguration();
+        int wait = conf.getMetadataStoreOperationTimeoutSeconds();
+        try (Producer<String> producer = producer(topic)) {
+            PersistentSubscription plain = brokerSubscription(topic, "fleet");
+            assertFalse(plain instanceof BroadcastSubscription, "not served yet");
+            Position before = plain.getCursor().getMarkDeletedPosition();
+            conf.setMetadataStoreOperationTimeoutSeconds(1);
+            PulsarAdminException refused;
+            synchronized (plain) {
+                refused = expectThrows(PulsarAdminException.class,
+                        () -> cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest));
+            }
+            conf.setMetadataStoreOperationTimeoutSeconds(wait);
+            assertEquals(refused.getStatusCode(), 503, String.valueOf(refused.getMessage()));
+            assertTrue(refused.getMessage().contains("retry the call"), refused.getMessage());
+            assertEquals(plain.getCursor().getMarkDeletedPosition(), before, "stock's handler did not run");
+            cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        } finally {
+            conf.setMetadataStoreOperationTimeoutSeconds(wait);
+        }
+        for (Consumer<String> car : comeBack(topic)) {
+            assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the retried reset");
         }
     }
 

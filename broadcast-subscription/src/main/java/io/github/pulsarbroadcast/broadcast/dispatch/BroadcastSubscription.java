@@ -51,6 +51,8 @@ public final class BroadcastSubscription extends PersistentSubscription
 
     private final BroadcastDispatcher broadcastDispatcher;
     private final ConsumerListingSource listing = new ConsumerListingSource(this);
+    /** Whether {@link #closeIfOrphaned} logged (once per subscription); written and read on the scheduler. */
+    private volatile boolean orphanLogged;
 
     BroadcastSubscription(PersistentTopic topic, String name, ManagedCursor cursor, Map<String, String> properties,
                           BroadcastService service, SubscriptionStart start) {
@@ -184,24 +186,33 @@ public final class BroadcastSubscription extends PersistentSubscription
     }
 
     /**
-     * Closes this subscription as the topic's own close would have, when the topic has left this broker without
-     * closing it: the broker's topics no longer map the topic's name to this topic object (it was closed and dropped,
-     * or loaded anew). A live topic is in that map from before any subscription is installed until after its close has
-     * closed every subscription it found; an installation that raced the close (a subscribe, or the admin-call
-     * preparation) put this one into the map after the close had looked. Regression (twenty-ninth session): such a
-     * subscription kept its positions, its periodic scan and its stats task for as long as the broker ran. Called by
-     * the dispatcher's periodic task (scheduler thread); never throws.
+     * Closes this subscription when the topic has left this broker without closing it: the broker's topics no longer
+     * map the topic's name to this topic object (it was closed and dropped, or loaded anew). A live topic is in that
+     * map from before any subscription is installed until after its close has closed every subscription it found;
+     * an installation that raced the close (a subscribe, or the admin-call preparation) put this one into the map
+     * after the close had looked. It closes as the topic's close would have (consumers that attached meanwhile are
+     * disconnected and reconnect to the topic's owner), except that it saves nothing: the topic is no longer this
+     * broker's, and a save could take the positions over from their new owner (consumers resume at the positions
+     * saved before: duplicates, never loss). Regression (twenty-ninth session): such a subscription kept its
+     * positions, its periodic scan and its stats task for as long as the broker ran. Any thread; never throws.
      *
-     * @return whether the subscription is being closed
+     * @return whether the subscription is closed or being closed
      */
     boolean closeIfOrphaned() {
         try {
-            Optional<Topic> served = topic.getBrokerService().getTopicReference(topic.getName());
-            if (served.isPresent() && served.get() == topic) {
+            if (broadcastDispatcher.isClosed()) {
+                return true; // closed meanwhile (a tick that ran while the topic's own close cancelled it)
+            }
+            if (servedHere(topic)) {
                 return false;
             }
-            log.warn("[{}][{}] The topic is no longer served by this broker but the subscription was never closed (its"
-                    + " installation raced the topic's close): closing it", topicName, getName());
+            if (!orphanLogged) {
+                orphanLogged = true;
+                log.warn("[{}][{}] The topic is no longer served by this broker but the subscription was never"
+                        + " closed (its installation raced the topic's close): closing it without saving",
+                        topicName, getName());
+            }
+            broadcastDispatcher.stopSaving();
             disconnect().exceptionally(e -> {
                 log.warn("[{}][{}] Closing the subscription of a topic this broker no longer serves failed: {}",
                         topicName, getName(), e.toString());
@@ -213,6 +224,12 @@ public final class BroadcastSubscription extends PersistentSubscription
                     e.toString());
             return false;
         }
+    }
+
+    /** Whether the broker's topics map {@code topic}'s name to this very object (it has not left this broker). */
+    static boolean servedHere(PersistentTopic topic) {
+        Optional<Topic> served = topic.getBrokerService().getTopicReference(topic.getName());
+        return served.isPresent() && served.get() == topic;
     }
 
     /** Moves the durable mark-delete position to {@code position} through the stock acknowledgement path. */

@@ -6,9 +6,7 @@ import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +28,11 @@ import org.slf4j.LoggerFactory;
 final class PositionSync {
 
     private static final Logger log = LoggerFactory.getLogger(PositionSync.class);
+
+    /** The join floor of a capture ({@link RecoveryWindow#joinFloor(boolean, long)}). Called under the capture. */
+    interface Floors {
+        JoinFloor floor(boolean closing, long wallNowMillis);
+    }
     /**
      * Individually acknowledged ranges saved per snapshot, over all its consumers: 5-9 bytes each in the snapshot
      * (SnapshotCodec), so at most about 9 MB of ranges per save whatever the number of consumers.
@@ -42,9 +45,7 @@ final class PositionSync {
     private final DispatchLoop loop;
     private final LongSupplier nanoClock;
     /** The join floor of a capture made now ({@link RecoveryWindow#joinFloor}); read just before each capture. */
-    private final Supplier<JoinFloor> joinFloor;
-    /** Whether the recovery window is open ({@link RecoveryWindow#isOpen}); read at each capture. */
-    private final BooleanSupplier recovering;
+    private final Floors joinFloor;
     private volatile boolean changed;
     private volatile boolean stopped;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
@@ -56,10 +57,9 @@ final class PositionSync {
     private int failuresLogged;
 
     PositionSync(PositionStore store, long intervalMs, String name, DispatchLoop loop, LongSupplier nanoClock,
-                 Supplier<JoinFloor> joinFloor, BooleanSupplier recovering) {
+                 Floors joinFloor) {
         this.loop = loop;
         this.joinFloor = joinFloor;
-        this.recovering = recovering;
         this.nanoClock = nanoClock;
         this.store = store;
         this.intervalNanos = intervalMs * 1_000_000;
@@ -137,19 +137,17 @@ final class PositionSync {
             return null;
         }
         closing = last;
-        // The last save is flagged as made on close (the next owner then opens no recovery window) only outside a
-        // recovery window: inside one, names this subscription does not know may be consumers whose positions no
-        // save holds (it was loaded after a crash, or without readable positions), and they must keep their window
-        // on the next owner. Regression (twenty-ninth session): a move inside the window ended it for them, and
-        // such a consumer came back to the next owner at the tail, losing what it had not acknowledged.
-        boolean onClose = last && !recovering.getAsBoolean();
         // Read before the capture: a consumer that joins after the capture (so is missing from it) starts at or
         // above this floor, which the next owner uses for names it does not know after a crash.
-        JoinFloor floor = joinFloor.get();
+        // The save on close made inside a recovery window carries the window's end, and the next owner keeps the
+        // window until then: names this subscription does not know may be consumers whose positions no save holds
+        // (it was loaded after a crash, or without readable positions). Regression (twenty-ninth session): a move
+        // inside the window ended it, and such a consumer came back at the tail, losing what it had not acknowledged.
+        JoinFloor floor = joinFloor.floor(last, loop.wallMillis());
         int[] dropped = new int[1];
         List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis(), MAX_SAVED_RANGES, dropped);
         noteDroppedRanges(dropped[0]);
-        return store.save(positions, floor, onClose);
+        return store.save(positions, floor, last);
     }
 
     /**

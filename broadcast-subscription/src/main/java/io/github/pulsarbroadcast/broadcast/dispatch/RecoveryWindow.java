@@ -42,7 +42,12 @@ final class RecoveryWindow {
 
     /** Opens the window for its length from now; {@code floor}: where {@code Latest} joins start in it, or null. */
     void open(JoinFloor floor) {
-        state = new State(nanoClock.getAsLong() + lengthNanos,
+        open(floor, lengthNanos);
+    }
+
+    /** Opens the window for {@code nanos} from now (what is left of one the previous owner closed in). */
+    void open(JoinFloor floor, long nanos) {
+        state = new State(nanoClock.getAsLong() + nanos,
                 floor == null ? null : PositionImpl.get(floor.ledgerId(), floor.entryId()));
     }
 
@@ -56,7 +61,10 @@ final class RecoveryWindow {
 
     /** Where a {@code Latest} join starts now. */
     PositionImpl latestStart() {
-        State s = state;
+        return latestStart(state);
+    }
+
+    private PositionImpl latestStart(State s) {
         if (!isOpen(s)) {
             return storage.lastConfirmed();
         }
@@ -74,7 +82,19 @@ final class RecoveryWindow {
      * when it comes back).
      */
     JoinFloor joinFloor() {
-        PositionImpl p = latestStart();
-        return new JoinFloor(p.getLedgerId(), p.getEntryId());
+        return joinFloor(false, 0);
+    }
+
+    /**
+     * As {@link #joinFloor()}; for the save made when the subscription closes ({@code closing}) inside the window,
+     * with the window's end on the wall clock ({@code wallNowMillis} is now on it), rounded up to the millisecond, so
+     * that the next owner keeps the window until then. The window is read once.
+     */
+    JoinFloor joinFloor(boolean closing, long wallNowMillis) {
+        State s = state;
+        PositionImpl p = latestStart(s);
+        long leftNanos = s.untilNanos - nanoClock.getAsLong();
+        long end = closing && leftNanos > 0 ? wallNowMillis + (leftNanos + 999_999) / 1_000_000 : 0;
+        return new JoinFloor(p.getLedgerId(), p.getEntryId(), end);
     }
 }

@@ -76,7 +76,7 @@ final class SubscriptionEngine {
         this.recovery = new RecoveryWindow(storage, nanoClock,
                 TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
         this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop, nanoClock,
-                recovery::joinFloor, recovery::isOpen);
+                recovery::joinFloor);
         if (start.restored != null) {
             // Kept at least the grace from the load, whatever the retention: their consumers are on their way back.
             long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
@@ -87,7 +87,8 @@ final class SubscriptionEngine {
                     expired);
         }
         if (start.recovering) {
-            recovery.open(start.joinFloor);
+            recovery.open(start.joinFloor, start.windowNanos >= 0 ? start.windowNanos
+                    : TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
         }
     }
 

@@ -13,6 +13,7 @@ import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
+import org.apache.pulsar.broker.service.BrokerServiceException.TopicFencedException;
 import org.apache.pulsar.broker.service.Dispatcher;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
@@ -95,6 +96,10 @@ public final class SubscriptionInstaller {
 
     private CompletableFuture<Void> installOnce(PersistentTopic topic, String name, InitialPosition initialPosition,
                                                 Map<String, String> requestedProperties, boolean allowCreate) {
+        if (!BroadcastSubscription.servedHere(topic)) {
+            // Closed meanwhile: loading the saved positions now would take them over from the topic's next owner.
+            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+        }
         PersistentSubscription existing = topic.getSubscriptions().get(name);
         if (existing != null) {
             if (existing instanceof BroadcastSubscription || !BroadcastSubscription.isMarkedBroadcast(existing)) {
@@ -165,11 +170,21 @@ public final class SubscriptionInstaller {
             });
         }
         return store.load().handle((loaded, e) -> {
+            long now = System.currentTimeMillis();
+            long age = e == null ? now - loaded.savedAtMillis : 0;
+            // A snapshot older than two intervals may miss consumers that joined since (saving failed, was fenced or
+            // switched off for a while): restore it, and open the recovery window as well.
+            boolean stale = age > 2 * service.config().positionSyncIntervalMs() + STALE_MARGIN_MS;
+            long windowLeft = e == null && loaded.found() && loaded.savedOnClose && !stale
+                    ? SubscriptionStart.windowLeftNanos(loaded.joinFloor, now) : -1;
+            if (windowLeft >= 0) {
+                // Saved on close inside a recovery window: the window goes on here until its end, not for a whole
+                // grace again (moves in a row would hold the mark-delete position still for as long as they go on).
+                log.info("{} Saved consumer positions come from a close inside a recovery window: restored, with"
+                        + " the window for the {} ms left of it", logName, windowLeft / 1_000_000);
+                return new SubscriptionStart(store, loaded.positions, windowLeft > 0, loaded.joinFloor, windowLeft);
+            }
             if (e == null && loaded.found() && !loaded.positions.isEmpty()) {
-                // A snapshot older than two intervals may miss consumers that joined since (saving failed, was
-                // fenced or switched off for a while): restore it, and open the recovery window as well.
-                long age = System.currentTimeMillis() - loaded.savedAtMillis;
-                boolean stale = age > 2 * service.config().positionSyncIntervalMs() + STALE_MARGIN_MS;
                 if (!loaded.savedOnClose) {
                     // The owner crashed: consumers that joined after the last save are not in it. They must find
                     // their messages when they come back, so every name not in the snapshot starts at the save's
@@ -225,6 +240,9 @@ public final class SubscriptionInstaller {
                             existing.getCursor(), existing.getSubscriptionProperties(), service, start);
                     PersistentSubscription raced = topic.getSubscriptions().putIfAbsent(existing.getName(), ours);
                     if (raced == null) {
+                        if (ours.closeIfOrphaned()) { // the topic's close ran meanwhile and did not find it
+                            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+                        }
                         log.info("[{}][{}] Broadcast subscription installed ({})", topic.getName(),
                                 existing.getName(), start.recovering ? "existing cursor, recovery window"
                                         : start.restored != null ? "existing cursor, saved positions" : "new");

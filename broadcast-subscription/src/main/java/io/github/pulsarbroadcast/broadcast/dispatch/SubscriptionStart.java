@@ -22,15 +22,34 @@ final class SubscriptionStart {
     final boolean recovering;
     /** Where {@code Latest} joins start during the recovery window; null: at the mark-delete position. */
     final JoinFloor joinFloor;
+    /** How long the recovery window lasts; negative: {@code broadcastReconnectGraceSeconds}. */
+    final long windowNanos;
 
     SubscriptionStart(PositionStore store, List<SavedPosition> restored, boolean recovering) {
         this(store, restored, recovering, null);
     }
 
     SubscriptionStart(PositionStore store, List<SavedPosition> restored, boolean recovering, JoinFloor joinFloor) {
+        this(store, restored, recovering, joinFloor, -1);
+    }
+
+    SubscriptionStart(PositionStore store, List<SavedPosition> restored, boolean recovering, JoinFloor joinFloor,
+                      long windowNanos) {
         this.store = store;
         this.restored = restored;
         this.recovering = recovering;
         this.joinFloor = joinFloor;
+        this.windowNanos = windowNanos;
+    }
+
+    /**
+     * What is left, at {@code wallNowMillis}, of the recovery window the previous owner closed the subscription in
+     * (the end its last save's floor carries): 0 when it has ended, -1 when that save was not made inside one.
+     */
+    static long windowLeftNanos(JoinFloor savedFloor, long wallNowMillis) {
+        if (savedFloor == null || savedFloor.windowEndMillis() == 0) {
+            return -1;
+        }
+        return Math.max(0, savedFloor.windowEndMillis() - wallNowMillis) * 1_000_000;
     }
 }

@@ -9,16 +9,32 @@ package io.github.pulsarbroadcast.broadcast.positions;
  * the last save gets again at most what was published between that save and its join, not the slowest consumer's
  * whole backlog.
  *
+ * <p>A save made when the subscription closed inside a recovery window also carries that window's end
+ * ({@link #windowEndMillis}, wall clock): the next owner keeps the window open until then (not for a full grace period
+ * again, which would hold the mark-delete position still for as long as moves follow each other within the grace).
+ *
  * <p>Threading: immutable.
  */
 public final class JoinFloor {
 
     private final long ledgerId;
     private final long entryId;
+    private final long windowEndMillis;
 
     public JoinFloor(long ledgerId, long entryId) {
+        this(ledgerId, entryId, 0);
+    }
+
+    /** {@code windowEndMillis}: when the recovery window the subscription closed in ends (wall clock), 0: none. */
+    public JoinFloor(long ledgerId, long entryId, long windowEndMillis) {
         this.ledgerId = ledgerId;
         this.entryId = entryId;
+        this.windowEndMillis = windowEndMillis;
+    }
+
+    /** When the recovery window that the subscription closed in ends (wall clock, ms); 0 when it closed outside one. */
+    public long windowEndMillis() {
+        return windowEndMillis;
     }
 
     public long ledgerId() {
@@ -31,16 +47,18 @@ public final class JoinFloor {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof JoinFloor && ((JoinFloor) o).ledgerId == ledgerId && ((JoinFloor) o).entryId == entryId;
+        return o instanceof JoinFloor && ((JoinFloor) o).ledgerId == ledgerId && ((JoinFloor) o).entryId == entryId
+                && ((JoinFloor) o).windowEndMillis == windowEndMillis;
     }
 
     @Override
     public int hashCode() {
-        return Long.hashCode(ledgerId * 31 + entryId);
+        return Long.hashCode((ledgerId * 31 + entryId) * 31 + windowEndMillis);
     }
 
     @Override
     public String toString() {
-        return ledgerId + ":" + entryId;
+        return windowEndMillis == 0 ? ledgerId + ":" + entryId
+                : ledgerId + ":" + entryId + " (window until " + windowEndMillis + ")";
     }
 }

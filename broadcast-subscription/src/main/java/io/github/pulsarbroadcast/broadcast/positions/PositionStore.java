@@ -56,7 +56,8 @@ public interface PositionStore {
 
     /**
      * Replaces the saved positions with {@code positions} and their {@code joinFloor} (null: unknown);
-     * {@code onClose}: the subscription closes after it.
+     * {@code onClose}: the subscription closes after it (inside a recovery window the floor then carries the window's
+     * end, {@link JoinFloor#windowEndMillis}).
      */
     CompletableFuture<Void> save(List<SavedPosition> positions, JoinFloor joinFloor, boolean onClose);
 

@@ -194,8 +194,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
 
     private SubscriptionEngine newEngine(SubscriptionStart start) {
         // A new engine has a recovery window only when it starts without saved positions.
-        recoveryUntilNanos = start.recovering ? world.nowNanos + GRACE_SECONDS * 1_000_000_000L
-                : Math.min(recoveryUntilNanos, world.nowNanos);
+        long window = start.windowNanos >= 0 ? start.windowNanos : GRACE_SECONDS * 1_000_000_000L;
+        recoveryUntilNanos = start.recovering ? world.nowNanos + window : Math.min(recoveryUntilNanos, world.nowNanos);
         recoveryFloor = start.recovering && start.joinFloor != null
                 ? PositionImpl.get(start.joinFloor.ledgerId(), start.joinFloor.entryId()) : null;
         return new SubscriptionEngine("persistent://model/ns/topic", "fleet", -1, ledger, config, budget, world,
@@ -490,7 +490,6 @@ final class DispatchModel implements ModelHarness.Deliveries {
             return;
         }
         boolean crash = rnd.nextBoolean();
-        boolean windowWasOpen = world.nowNanos - recoveryUntilNanos < 0;
         note(crash ? "crash" : "reload");
         if (crash) {
             engine.deleting(true); // a crashed broker saves nothing more
@@ -511,7 +510,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
             boolean wasRetained = id.retained();
             // Unsaved at a crash, or still so at a graceful move inside the window a crash opened.
             boolean unsavedNow = crash && wasRetained && !saved.contains(id.name);
-            boolean stillUnsaved = id.unsavedAtCrash && windowWasOpen && world.nowNanos - id.protectedUntilNanos < 0
+            boolean stillUnsaved = id.unsavedAtCrash && world.nowNanos - id.protectedUntilNanos < 0
                     && !saved.contains(id.name);
             id.unsavedAtCrash = unsavedNow || stillUnsaved;
             if (unsavedNow) {
@@ -534,10 +533,14 @@ final class DispatchModel implements ModelHarness.Deliveries {
                         : Math.max(GRACE_SECONDS * 1_000_000_000L, (untilMs - world.wallMillis()) * 1_000_000L));
             }
         }
-        // As the installer: after a crash (the last save was not the one on close) the recovery window opens too.
+        // As the installer: after a crash (the last save was not the one on close) the recovery window opens too;
+        // a save on close made inside a window keeps it for what is left of it.
         boolean read = config.positionSyncIntervalMs() > 0 && positions.saved != null;
-        engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null,
-                !restore || !positions.savedOnClose, read ? positions.joinFloor : null));
+        long left = read && positions.savedOnClose
+                ? SubscriptionStart.windowLeftNanos(positions.joinFloor, world.wallMillis()) : -1;
+        boolean recovering = left >= 0 ? left > 0 : !restore || !positions.savedOnClose;
+        engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null, recovering,
+                read ? positions.joinFloor : null, left));
         // The new owner's load takes the head over, which clears its "saved on close" mark (MetadataPositionStore):
         // if this owner crashes before its first save, the next one opens the recovery window.
         positions.savedOnClose = false;

@@ -49,11 +49,12 @@ public class DispatchModelTest {
      * 20261183784282 (the default set): the reset's own save must be captured after its recovery window opened (the order
      * SubscriptionEngine.cursorReset had before the join floor); otherwise it records the tail as the floor, and a
      * consumer that joined at the reset position came back after a crash at the tail.
-     * 20261183784235 and 20261183786380 (retention 180 s) (the default set): a consumer joined after the last save,
+     * 20261183783384 and 20261183786380 (retention 180 s) (the default set): a consumer joined after the last save,
      * the broker crashed, and the new owner's topic moved gracefully inside the recovery window: its save on close
-     * was flagged as one, the next owner opened no window, and the consumer came back at the tail, past what it had
-     * acknowledged (PositionSync.capture; the model's reference now keeps such a name protected for the crash's
-     * window across a graceful move, and clears the "saved on close" mark at each load as the store's take-over does).
+     * carried nothing of the window, the next owner opened none, and the consumer came back at the tail, past what it
+     * had acknowledged (the save now carries the window's end, RecoveryWindow.joinFloor; the model's reference keeps
+     * such a name protected for the crash's window across graceful moves, and clears the "saved on close" mark at
+     * each load as the store's take-over does). Both fail with the window's end left out of the save.
      * Some schedules depend on the iteration order of identity-keyed maps (sends per connection), so a seed may need
      * a few runs to fail again. Since a periodic save's capture became background work (experiment 10), seeds whose
      * schedule involved a save no longer replay it exactly; they stay as schedules that once found a bug.

@@ -39,8 +39,8 @@ public class PositionSyncTest {
         loop = new ModelHarness();
         recovering = false;
         store = new ModelPositionStore();
-        sync = new PositionSync(store, 1_000, "[t][s]", loop, () -> loop.nowNanos, () -> JOIN_FLOOR,
-                () -> recovering);
+        sync = new PositionSync(store, 1_000, "[t][s]", loop, () -> loop.nowNanos,
+                (closing, wallNow) -> closing && recovering ? new JoinFloor(5, 40, wallNow + 30_000) : JOIN_FLOOR);
         cursors = new RetainedCursors();
     }
 
@@ -143,18 +143,21 @@ public class PositionSyncTest {
     }
 
     /**
-     * Regression (twenty-ninth session): a save on close inside the recovery window was flagged as made on close, so
-     * the next owner opened no window, and a consumer that had joined the crashed owner after its last save (a name
-     * this subscription never knew) came back at the tail and lost what it had not acknowledged.
+     * Regression (twenty-ninth session): a save on close inside the recovery window carried nothing of it, so the next
+     * owner opened no window, and a consumer that had joined the crashed owner after its last save (a name this
+     * subscription never knew) came back at the tail and lost what it had not acknowledged. The save on close now
+     * asks for the floor of a closing save, which carries the window's end ({@link RecoveryWindowTest}).
      */
     @Test(groups = "unit", timeOut = 10_000)
-    public void aSaveOnCloseInsideTheRecoveryWindowIsNotFlaggedAsOne() throws Exception {
+    public void aSaveOnCloseInsideTheRecoveryWindowCarriesItsEnd() throws Exception {
         withOneRetained(60 * SECOND);
         recovering = true;
+        sync.changed();
+        syncTurn();
+        assertEquals(store.joinFloor, JOIN_FLOOR, "a periodic save carries no window end");
         sync.saveNow(cursors, loop.nowNanos, true);
         loop.runAll();
-        assertEquals(store.saves, 1);
-        assertFalse(store.savedOnClose, "inside the window the next owner must open it again");
-        assertEquals(store.joinFloor, JOIN_FLOOR);
+        assertTrue(store.savedOnClose);
+        assertEquals(store.joinFloor.windowEndMillis(), loop.wallMillis() + 30_000, "the window's end");
     }
 }

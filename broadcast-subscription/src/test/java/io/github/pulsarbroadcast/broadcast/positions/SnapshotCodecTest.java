@@ -35,7 +35,8 @@ public class SnapshotCodecTest {
     public void theJoinFloorComesBackAndFormat1IsStillRead() throws Exception {
         List<SavedPosition> positions = List.of(new SavedPosition("car-a", 7, 12, null, 0),
                 new SavedPosition("car-b", -1, -1, new long[] {7, 14, 20}, 1_700_000_000_000L));
-        for (JoinFloor floor : new JoinFloor[] {new JoinFloor(7, 99), new JoinFloor(-1, -1), null}) {
+        for (JoinFloor floor : new JoinFloor[] {new JoinFloor(7, 99), new JoinFloor(-1, -1), null,
+            new JoinFloor(7, 99, 1_800_000_000_123L)}) {
             SnapshotCodec.Snapshot back = SnapshotCodec.decodeSnapshot(SnapshotCodec.encode(positions, floor));
             assertEquals(back.positions, positions);
             assertEquals(back.joinFloor, floor);

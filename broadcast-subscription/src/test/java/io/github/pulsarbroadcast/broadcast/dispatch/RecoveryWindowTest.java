@@ -1,0 +1,55 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import static org.testng.Assert.assertEquals;
+
+import io.github.pulsarbroadcast.broadcast.positions.JoinFloor;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.testng.annotations.Test;
+
+/**
+ * {@link RecoveryWindow}'s join floor for a save: the end of an open window, on the wall clock and rounded up to the
+ * millisecond, only for the save made on close (twenty-ninth session; the next owner keeps the window until then),
+ * and where {@code Latest} joins start, inside the window and after it.
+ *
+ * <p>Threading: TestNG's test thread only.
+ */
+public class RecoveryWindowTest {
+
+    private static final long MS = 1_000_000L;
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aClosingSaveCarriesWhatIsLeftOfAnOpenWindowRoundedUp() {
+        ModelLedger ledger = new ModelLedger(3, 4);
+        long[] now = {1_000 * MS};
+        RecoveryWindow window = new RecoveryWindow(ledger, () -> now[0], 10_000 * MS);
+        PositionImpl markDeleted = ledger.markDeleted();
+        window.open(new JoinFloor(markDeleted.getLedgerId(), markDeleted.getEntryId()));
+        now[0] += 4_000 * MS - 1;
+        JoinFloor closing = window.joinFloor(true, 50_000);
+        assertEquals(closing.windowEndMillis(), 56_001, "6 s and a nanosecond left, rounded up");
+        assertEquals(PositionImpl.get(closing.ledgerId(), closing.entryId()), markDeleted, "the window's start");
+        assertEquals(window.joinFloor(false, 50_000).windowEndMillis(), 0, "a periodic save carries no end");
+        assertEquals(window.joinFloor().windowEndMillis(), 0);
+        now[0] += 6_000 * MS + 1;
+        JoinFloor after = window.joinFloor(true, 56_001);
+        assertEquals(after.windowEndMillis(), 0, "the window has ended");
+        PositionImpl tail = ledger.lastConfirmed();
+        assertEquals(PositionImpl.get(after.ledgerId(), after.entryId()), tail, "Latest joins start at the tail");
+    }
+
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aWindowOpenedForWhatWasLeftEndsThen() {
+        ModelLedger ledger = new ModelLedger(3, 4);
+        long[] now = {0};
+        RecoveryWindow window = new RecoveryWindow(ledger, () -> now[0], 60_000 * MS);
+        window.open(null, 2_500 * MS);
+        now[0] = 2_500 * MS - 1;
+        assertEquals(window.isOpen(), true);
+        now[0] = 2_500 * MS;
+        assertEquals(window.isOpen(), false);
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000), 7_500), 2_500 * MS);
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000), 12_000), 0, "ended");
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2), 7_500), -1, "saved outside a window");
+        assertEquals(SubscriptionStart.windowLeftNanos(null, 7_500), -1);
+    }
+}
