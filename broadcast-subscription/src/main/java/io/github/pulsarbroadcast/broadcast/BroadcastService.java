@@ -99,7 +99,10 @@ public final class BroadcastService implements AutoCloseable {
         return windowBudget;
     }
 
-    /** The broker's shared scheduler, for periodic per-subscription work (which then hops to {@link #executor}). */
+    /**
+     * The broker's shared scheduler, for periodic per-subscription work (which then hops to {@link #executor}; the
+     * rare close of a subscription whose topic left the broker without closing it runs here).
+     */
     public ScheduledExecutorService scheduler() {
         return pulsar.getExecutor();
     }

@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * {@link #members} is a concurrent map because stock Pulsar adds and removes consumers on its own threads.
  * {@link #disconnectFuture} is guarded by {@code this}; the task handles are volatile. Consumer stats are published by
  * a task of the broker's scheduler ({@link #publishStats}, through {@link StockConsumerStats}), which only reads the
- * membership map.
+ * membership map. The periodic sync's task runs on that scheduler too and only posts to the dispatch thread, except
+ * when the subscription's topic left the broker without closing it: it then closes the subscription there
+ * ({@link BroadcastSubscription#closeIfOrphaned}).
  */
 public final class BroadcastDispatcher implements Dispatcher {
 
