@@ -73,6 +73,11 @@ public final class MetadataPositionStore implements PositionStore {
      * {@link #discard}, or the take-over before a first save after those failed).
      */
     private long version = -1;
+    /**
+     * The writer id in the head {@link #load} read (0: none read, or an empty or unreadable head). Guarded by
+     * {@code this}.
+     */
+    private long loadedWriter;
     private int slot;
     private boolean fenced;
     private boolean deleted;
@@ -135,6 +140,9 @@ public final class MetadataPositionStore implements PositionStore {
                         + " earlier subscription's of this name (deleted since), not this one's; discarded", name);
                 return discard().thenApply(v -> new Loaded(null, null, 0, false));
             }
+            synchronized (this) {
+                loadedWriter = writerOf(head.get().getValue());
+            }
             return read(head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
         }));
     }
@@ -171,8 +179,30 @@ public final class MetadataPositionStore implements PositionStore {
      * create a head that exists, fail, and fence this broker for as long as it owns the topic).
      */
     private CompletableFuture<Void> takeOverNow() {
-        return chunkReads.read(() -> store.get(path))
-                .thenCompose(head -> head.isEmpty() ? takeOver(-1, emptyHead(), 0) : takeOverHead(head.get()));
+        return chunkReads.read(() -> store.get(path)).thenCompose(head -> {
+            if (head.isEmpty()) {
+                return takeOver(-1, emptyHead(), 0);
+            }
+            long now = writerOf(head.get().getValue());
+            synchronized (this) {
+                if (loadedWriter != 0 && now != 0 && now != loadedWriter && now != writerId) {
+                    // Another store took the head over after this one's load read it: a newer owner (this broker
+                    // lost the topic meanwhile). Taking it back would stop that owner's saves (a review, twenty-ninth
+                    // session). A late save of the writer the load read (the previous owner) is taken over as before.
+                    fenced = true;
+                    log.warn("{} Another broker took over the saved consumer positions after this one read them (it"
+                            + " owns the topic now): this broker does not save them", name);
+                    return CompletableFuture.completedFuture(null);
+                }
+            }
+            return takeOverHead(head.get());
+        });
+    }
+
+    /** The writer id in a head's bytes; 0 when they are not a head. */
+    private static long writerOf(byte[] head) {
+        return head.length >= HEAD_BYTES && ByteBuffer.wrap(head).getInt(0) == HEAD_MAGIC
+                ? ByteBuffer.wrap(head).getLong(4) : 0;
     }
 
     private byte[] emptyHead() {

@@ -122,6 +122,34 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         }
     }
 
+    /**
+     * Regression (twenty-ninth session, a review): a store whose load read the previous owner's head but whose
+     * take-over failed (here injected; in life another loader won the race) took the head over before its first
+     * write, whatever stood in it by then: when that was a newer owner's head, the stale store fenced the owner,
+     * whose saves then stopped for as long as it owned the topic. A head another store took over after the load's
+     * read now fences the stale store instead (a late save of the previous owner is still taken over:
+     * {@link #aFailedLoadDoesNotFenceTheOwner}).
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aStaleStoreDoesNotTakeTheHeadBackFromANewerOwner() throws Exception {
+        MetadataPositionStore previous = store(metadata, 100);
+        previous.load().get();
+        previous.save(positions(200, 5), null, false).get();
+        FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
+        MetadataPositionStore stale = store(faulty, 100);
+        faulty.failConditional(new MetadataStoreException("injected"),
+                (op, path) -> op == FaultInjectionMetadataStore.OperationType.PUT && path.equals(stale.path()));
+        expectThrows(ExecutionException.class, () -> stale.load().get());
+        MetadataPositionStore owner = store(metadata, 100);
+        owner.load().get();
+        owner.save(positions(150, 9), null, false).get();
+        stale.save(positions(150, 2), null, true).get();
+        assertTrue(stale.isFenced(), "the stale store stands down");
+        owner.save(positions(150, 11), null, false).get();
+        assertFalse(owner.isFenced(), "the owner keeps saving");
+        assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 11);
+    }
+
     @Test(groups = "unit", timeOut = 60_000)
     public void aDamagedChunkIsReportedNotMisread() throws Exception {
         MetadataPositionStore writer = store(metadata, 100);
