@@ -11,6 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.util.Codec;
@@ -60,11 +61,15 @@ public final class BroadcastService implements AutoCloseable {
         }
     }
 
-    /** The store of saved consumer positions of {@code subscription} on {@code topic}. */
-    public PositionStore positionStore(String topic, String subscription) {
+    /**
+     * The store of saved consumer positions of {@code subscription} on {@code topic}; {@code servedHere}: whether this
+     * broker still serves the topic (a store of a topic that left stands down rather than take the positions over).
+     */
+    public PositionStore positionStore(String topic, String subscription, BooleanSupplier servedHere) {
         return new MetadataPositionStore(pulsar.getLocalMetadataStore(),
                 TopicName.get(topic).getPersistenceNamingEncoding(), Codec.encode(subscription),
-                "[" + topic + "][" + subscription + "]", MetadataPositionStore.DEFAULT_CHUNK_BYTES, chunkReads);
+                "[" + topic + "][" + subscription + "]", MetadataPositionStore.DEFAULT_CHUNK_BYTES, chunkReads,
+                servedHere);
     }
 
     public PulsarService pulsar() {

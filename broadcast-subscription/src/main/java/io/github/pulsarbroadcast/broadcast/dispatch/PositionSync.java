@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * and once more when the subscription closes (a topic move or broker shut-down), so a graceful move loses nothing of
  * what was acknowledged. One save is in flight at a time; a failed one is retried at the next interval.
  *
- * <p>Threading: {@link #changed} and {@link #stopped} are volatile (any writer); {@link #lastSaveNanos},
+ * <p>Threading: {@link #changed}, {@link #stopped} and {@link #abandoned} are volatile (any writer); {@link #lastSaveNanos},
  * {@link #saving} and {@link #failuresLogged} are confined to the dispatch thread. A periodic save is decided on the
  * dispatch thread and captured on the loop's background executor, at most one at a time ({@link #saving} stays set
  * until its outcome is posted back); saves on close and reset are captured on the caller's thread. Capturing a
@@ -48,6 +48,8 @@ final class PositionSync {
     private final Floors joinFloor;
     private volatile boolean changed;
     private volatile boolean stopped;
+    /** Set for good when the topic left this broker without closing the subscription ({@link #abandon}). */
+    private volatile boolean abandoned;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
     private boolean closing;
     /** Whether the last capture dropped ranges. Guarded by {@code this}. */
@@ -85,7 +87,7 @@ final class PositionSync {
      * connect storm, while every fan-out pass waited); the outcome comes back to the dispatch thread.
      */
     void maybeSave(RetainedCursors cursors, long nowNanos) {
-        if (!changed || saving || stopped || !enabled() || nowNanos - lastSaveNanos < intervalNanos
+        if (!changed || saving || stopped || abandoned || !enabled() || nowNanos - lastSaveNanos < intervalNanos
                 || store.isFenced()) {
             return;
         }
@@ -110,7 +112,7 @@ final class PositionSync {
         CompletableFuture<Void> saved;
         try {
             // Stopped meanwhile (the subscription is being deleted, or a crash is simulated): nothing more is saved.
-            saved = stopped ? null : capture(cursors, nanoClock.getAsLong(), false);
+            saved = stopped || abandoned ? null : capture(cursors, nanoClock.getAsLong(), false);
         } catch (Throwable t) {
             loop.post(() -> saved(t));
             return;
@@ -188,7 +190,7 @@ final class PositionSync {
      * closes, and this is the last save (until {@link #reopen}). A failed save is retried by the next periodic one.
      */
     CompletableFuture<Void> saveNow(RetainedCursors cursors, long nowNanos, boolean closing) {
-        if (stopped || !enabled() || store.isFenced()) {
+        if (stopped || abandoned || !enabled() || store.isFenced()) {
             return CompletableFuture.completedFuture(null);
         }
         CompletableFuture<Void> saved = capture(cursors, nowNanos, closing);
@@ -200,6 +202,14 @@ final class PositionSync {
                 changed = true;
             }
         });
+    }
+
+    /**
+     * No more saves, for good: the topic left this broker without closing the subscription, and a save could take the
+     * positions over from its new owner. Unlike {@link #stop}, which a failed deletion undoes, nothing undoes this.
+     */
+    void abandon() {
+        abandoned = true;
     }
 
     /** No more saves: the subscription is being deleted (its positions are removed after it is). */

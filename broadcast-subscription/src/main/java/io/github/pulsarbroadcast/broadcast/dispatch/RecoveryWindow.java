@@ -12,6 +12,8 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * {@link JoinFloor} when the window was opened with one (after a crash: the tail as of the last save, or that save's
  * own window start), otherwise at the mark-delete position; always within mark-delete..tail. Outside the window a
  * {@code Latest} join starts at the tail. ({@code Earliest} joins start at the mark-delete position either way.)
+ * A subscription closed inside the window saves the window's end with its floor ({@link #joinFloor(boolean, long)});
+ * the next owner opens the window for what is left of it, at most a whole grace period.
  *
  * <p>Threading: any thread; the window is one immutable state behind a volatile field.
  */

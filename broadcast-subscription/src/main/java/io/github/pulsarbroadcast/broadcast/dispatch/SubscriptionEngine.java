@@ -364,6 +364,11 @@ final class SubscriptionEngine {
         return saved;
     }
 
+    /** The topic left this broker without closing the subscription: no more saves, for good. */
+    void abandonPositions() {
+        positions.abandon();
+    }
+
     /** The subscription is being deleted: stop saving (true), or it was not after all (false). */
     void deleting(boolean deleting) {
         positions.stop(deleting);

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
@@ -155,7 +156,8 @@ public final class SubscriptionInstaller {
      * recovery window when they cannot (duplicates, never loss); afresh, with nothing saved, when it is new.
      */
     private CompletableFuture<SubscriptionStart> start(PersistentTopic topic, String name, boolean cursorExisted) {
-        PositionStore store = service.positionStore(topic.getName(), name);
+        PositionStore store = service.positionStore(topic.getName(), name,
+                () -> BroadcastSubscription.servedHere(topic));
         String logName = "[" + topic.getName() + "][" + name + "]";
         if (service.config().positionSyncIntervalMs() == 0) {
             return CompletableFuture.completedFuture(new SubscriptionStart(store, null, cursorExisted));
@@ -169,6 +171,9 @@ public final class SubscriptionInstaller {
                 return new SubscriptionStart(store, null, false);
             });
         }
+        if (!BroadcastSubscription.servedHere(topic)) { // closed meanwhile: a load would take the positions over
+            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+        }
         return store.load().handle((loaded, e) -> {
             long now = System.currentTimeMillis();
             long age = e == null ? now - loaded.savedAtMillis : 0;
@@ -176,12 +181,13 @@ public final class SubscriptionInstaller {
             // switched off for a while): restore it, and open the recovery window as well.
             boolean stale = age > 2 * service.config().positionSyncIntervalMs() + STALE_MARGIN_MS;
             long windowLeft = e == null && loaded.found() && loaded.savedOnClose && !stale
-                    ? SubscriptionStart.windowLeftNanos(loaded.joinFloor, now) : -1;
+                    ? SubscriptionStart.windowLeftNanos(loaded.joinFloor, now, graceNanos()) : -1;
             if (windowLeft >= 0) {
                 // Saved on close inside a recovery window: the window goes on here until its end, not for a whole
                 // grace again (moves in a row would hold the mark-delete position still for as long as they go on).
-                log.info("{} Saved consumer positions come from a close inside a recovery window: restored, with"
-                        + " the window for the {} ms left of it", logName, windowLeft / 1_000_000);
+                log.info("{} Saved consumer positions come from a close inside a recovery window: restored, {}",
+                        logName, windowLeft > 0 ? "with the window for the " + windowLeft / 1_000_000
+                                + " ms left of it" : "the window has ended since");
                 return new SubscriptionStart(store, loaded.positions, windowLeft > 0, loaded.joinFloor, windowLeft);
             }
             if (e == null && loaded.found() && !loaded.positions.isEmpty()) {
@@ -212,6 +218,10 @@ public final class SubscriptionInstaller {
             boolean read = e == null && loaded.found();
             return new SubscriptionStart(store, read ? loaded.positions : null, true, read ? loaded.joinFloor : null);
         });
+    }
+
+    private long graceNanos() {
+        return TimeUnit.SECONDS.toNanos(service.config().reconnectGraceSeconds());
     }
 
     private CompletableFuture<Void> adopt(PersistentTopic topic, PersistentSubscription existing,

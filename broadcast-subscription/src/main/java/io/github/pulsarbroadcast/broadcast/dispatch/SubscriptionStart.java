@@ -44,12 +44,15 @@ final class SubscriptionStart {
 
     /**
      * What is left, at {@code wallNowMillis}, of the recovery window the previous owner closed the subscription in
-     * (the end its last save's floor carries): 0 when it has ended, -1 when that save was not made inside one.
+     * (the end its last save's floor carries), at most {@code graceNanos} (a clock behind the previous owner's, or a
+     * damaged value, must not hold the mark-delete position still for longer than a whole window): 0 when it has
+     * ended, -1 when that save was not made inside one.
      */
-    static long windowLeftNanos(JoinFloor savedFloor, long wallNowMillis) {
+    static long windowLeftNanos(JoinFloor savedFloor, long wallNowMillis, long graceNanos) {
         if (savedFloor == null || savedFloor.windowEndMillis() == 0) {
             return -1;
         }
-        return Math.max(0, savedFloor.windowEndMillis() - wallNowMillis) * 1_000_000;
+        long leftMillis = Math.max(0, savedFloor.windowEndMillis() - wallNowMillis);
+        return leftMillis >= graceNanos / 1_000_000 ? graceNanos : leftMillis * 1_000_000;
     }
 }

@@ -7,6 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32;
 import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStore;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * write the head once with this store's own writer id, so a broker that lost the topic (paused past its session, say)
  * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
  * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
- * loss). A store whose load or discard failed before that write takes the head over before its first save. A head
+ * loss). A store whose load or discard failed before that write takes the head over before its first save, or, when
+ * another store took it over since its load read it and this broker no longer serves the topic, stands down. A head
  * taken over no longer says its snapshot was saved on close. A head created before the subscription's managed cursor
  * node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link #load}
  * discards it rather than resume this subscription's consumers from it.
@@ -66,6 +68,7 @@ public final class MetadataPositionStore implements PositionStore {
     private final int chunkBytes;
     private final ChunkReads chunkReads;
     private final long writerId = ThreadLocalRandom.current().nextLong();
+    private final BooleanSupplier servedHere;
 
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
     /**
@@ -94,6 +97,16 @@ public final class MetadataPositionStore implements PositionStore {
     /** As above, with chunk reads one at a time over {@code chunkReads} (one per broker: see {@link ChunkReads}). */
     public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
                                  int chunkBytes, ChunkReads chunkReads) {
+        this(store, managedLedgerName, cursorName, logName, chunkBytes, chunkReads, () -> true);
+    }
+
+    /**
+     * As above; {@code servedHere} tells whether this broker still serves the topic: a store whose load did not take
+     * the head over stands down rather than take over a head another store took over since, when it no longer does.
+     */
+    public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
+                                 int chunkBytes, ChunkReads chunkReads, BooleanSupplier servedHere) {
+        this.servedHere = servedHere;
         this.store = store;
         this.path = ROOT + "/" + managedLedgerName + "/" + cursorName;
         this.cursorPath = cursorNode(managedLedgerName, cursorName);
@@ -176,7 +189,8 @@ public final class MetadataPositionStore implements PositionStore {
     /**
      * Before the first write of a store whose {@link #load} or {@link #discard} failed before it took the head over:
      * takes the head over as it is now, so that the write is conditional on it (without this, the write would ask to
-     * create a head that exists, fail, and fence this broker for as long as it owns the topic).
+     * create a head that exists, fail, and fence this broker for as long as it owns the topic); or stands down when
+     * another store took the head over since the load read it and this broker no longer serves the topic.
      */
     private CompletableFuture<Void> takeOverNow() {
         return chunkReads.read(() -> store.get(path)).thenCompose(head -> {
@@ -185,10 +199,13 @@ public final class MetadataPositionStore implements PositionStore {
             }
             long now = writerOf(head.get().getValue());
             synchronized (this) {
-                if (loadedWriter != 0 && now != 0 && now != loadedWriter && now != writerId) {
-                    // Another store took the head over after this one's load read it: a newer owner (this broker
-                    // lost the topic meanwhile). Taking it back would stop that owner's saves (a review, twenty-ninth
-                    // session). A late save of the writer the load read (the previous owner) is taken over as before.
+                if (loadedWriter != 0 && now != 0 && now != loadedWriter && now != writerId
+                        && !servedHere.getAsBoolean()) {
+                    // Another store took the head over after this one's load read it, and this broker no longer
+                    // serves the topic: that store is its new owner's, and taking the head back would stop the new
+                    // owner's saves (a review, twenty-ninth session). While this broker serves the topic, it takes
+                    // the head over as before: the other store is then the stale one (an orphaned installation, or
+                    // a late save of the previous owner), which its next write finds.
                     fenced = true;
                     log.warn("{} Another broker took over the saved consumer positions after this one read them (it"
                             + " owns the topic now): this broker does not save them", name);

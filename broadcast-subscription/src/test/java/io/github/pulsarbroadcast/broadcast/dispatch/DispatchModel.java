@@ -537,7 +537,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
         // a save on close made inside a window keeps it for what is left of it.
         boolean read = config.positionSyncIntervalMs() > 0 && positions.saved != null;
         long left = read && positions.savedOnClose
-                ? SubscriptionStart.windowLeftNanos(positions.joinFloor, world.wallMillis()) : -1;
+                ? SubscriptionStart.windowLeftNanos(positions.joinFloor, world.wallMillis(),
+                        GRACE_SECONDS * 1_000_000_000L) : -1;
         boolean recovering = left >= 0 ? left > 0 : !restore || !positions.savedOnClose;
         engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null, recovering,
                 read ? positions.joinFloor : null, left));

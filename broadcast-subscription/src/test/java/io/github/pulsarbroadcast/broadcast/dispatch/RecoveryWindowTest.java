@@ -47,9 +47,13 @@ public class RecoveryWindowTest {
         assertEquals(window.isOpen(), true);
         now[0] = 2_500 * MS;
         assertEquals(window.isOpen(), false);
-        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000), 7_500), 2_500 * MS);
-        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000), 12_000), 0, "ended");
-        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2), 7_500), -1, "saved outside a window");
-        assertEquals(SubscriptionStart.windowLeftNanos(null, 7_500), -1);
+        long grace = 60_000 * MS;
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000), 7_500, grace), 2_500 * MS);
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000), 12_000, grace), 0, "ended");
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2), 7_500, grace), -1, "saved outside one");
+        assertEquals(SubscriptionStart.windowLeftNanos(null, 7_500, grace), -1);
+        // A clock far behind the previous owner's (or a damaged end) keeps the window a whole grace at most.
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, Long.MAX_VALUE), 7_500, grace), grace);
+        assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000_000), 0, grace), grace);
     }
 }

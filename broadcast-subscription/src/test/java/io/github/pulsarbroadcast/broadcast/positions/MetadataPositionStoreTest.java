@@ -126,20 +126,15 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
      * Regression (twenty-ninth session, a review): a store whose load read the previous owner's head but whose
      * take-over failed (here injected; in life another loader won the race) took the head over before its first
      * write, whatever stood in it by then: when that was a newer owner's head, the stale store fenced the owner,
-     * whose saves then stopped for as long as it owned the topic. A head another store took over after the load's
-     * read now fences the stale store instead (a late save of the previous owner is still taken over:
-     * {@link #aFailedLoadDoesNotFenceTheOwner}).
+     * whose saves then stopped for as long as it owned the topic. A store of a topic this broker no longer serves
+     * now stands down when another store took the head over after its load read it.
      */
     @Test(groups = "unit", timeOut = 60_000)
     public void aStaleStoreDoesNotTakeTheHeadBackFromANewerOwner() throws Exception {
         MetadataPositionStore previous = store(metadata, 100);
         previous.load().get();
         previous.save(positions(200, 5), null, false).get();
-        FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
-        MetadataPositionStore stale = store(faulty, 100);
-        faulty.failConditional(new MetadataStoreException("injected"),
-                (op, path) -> op == FaultInjectionMetadataStore.OperationType.PUT && path.equals(stale.path()));
-        expectThrows(ExecutionException.class, () -> stale.load().get());
+        MetadataPositionStore stale = storeWhoseLoadFails(() -> false);
         MetadataPositionStore owner = store(metadata, 100);
         owner.load().get();
         owner.save(positions(150, 9), null, false).get();
@@ -148,6 +143,42 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         owner.save(positions(150, 11), null, false).get();
         assertFalse(owner.isFenced(), "the owner keeps saving");
         assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 11);
+    }
+
+    /**
+     * The other side of {@link #aStaleStoreDoesNotTakeTheHeadBackFromANewerOwner}: while this broker serves the topic,
+     * a store whose take-over failed takes over a head another store took over since its load read it (an orphaned
+     * installation elsewhere, or a late save of the previous owner that took the head over first), which then
+     * stands down at its next write.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void anOwnerWhoseTakeOverFailedTakesTheHeadFromAStaleStore() throws Exception {
+        MetadataPositionStore previous = store(metadata, 100);
+        previous.load().get();
+        previous.save(positions(200, 5), null, false).get();
+        MetadataPositionStore owner = storeWhoseLoadFails(() -> true);
+        MetadataPositionStore orphan = store(metadata, 100);
+        orphan.load().get();
+        owner.save(positions(150, 9), null, false).get();
+        assertFalse(owner.isFenced(), "the owner saves");
+        try { // small enough for the head itself (a stale writer's chunks could damage the owner's: class doc)
+            orphan.save(positions(1, 2), null, false).get();
+        } catch (Exception expected) {
+            // the conditional head write fails
+        }
+        org.awaitility.Awaitility.await().until(orphan::isFenced);
+        assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 9);
+    }
+
+    /** A store whose load reads the head and then fails to take it over (an injected failure of its one write). */
+    private MetadataPositionStore storeWhoseLoadFails(java.util.function.BooleanSupplier servedHere) {
+        FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
+        MetadataPositionStore store = new MetadataPositionStore(faulty, "t/ns/persistent/topic", "fleet", "[t][fleet]",
+                100, new ChunkReads(), servedHere);
+        faulty.failConditional(new MetadataStoreException("injected"),
+                (op, path) -> op == FaultInjectionMetadataStore.OperationType.PUT && path.equals(store.path()));
+        expectThrows(ExecutionException.class, () -> store.load().get());
+        return store;
     }
 
     @Test(groups = "unit", timeOut = 60_000)
