@@ -7,11 +7,12 @@ import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.executor.SubscriptionOrderedExecutor;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.util.Codec;
@@ -62,14 +63,15 @@ public final class BroadcastService implements AutoCloseable {
     }
 
     /**
-     * The store of saved consumer positions of {@code subscription} on {@code topic}; {@code servedHere}: whether this
-     * broker still serves the topic (a store of a topic that left stands down rather than take the positions over).
+     * The store of saved consumer positions of {@code subscription} on {@code topic}; {@code ownsTopic}: whether this
+     * broker still owns the topic (a store of a topic that left stands down rather than take the positions over).
      */
-    public PositionStore positionStore(String topic, String subscription, BooleanSupplier servedHere) {
+    public PositionStore positionStore(String topic, String subscription,
+                                       Supplier<CompletableFuture<Boolean>> ownsTopic) {
         return new MetadataPositionStore(pulsar.getLocalMetadataStore(),
                 TopicName.get(topic).getPersistenceNamingEncoding(), Codec.encode(subscription),
                 "[" + topic + "][" + subscription + "]", MetadataPositionStore.DEFAULT_CHUNK_BYTES, chunkReads,
-                servedHere);
+                ownsTopic);
     }
 
     public PulsarService pulsar() {

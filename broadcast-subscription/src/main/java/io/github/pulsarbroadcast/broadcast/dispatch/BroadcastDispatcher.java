@@ -276,9 +276,10 @@ public final class BroadcastDispatcher implements Dispatcher {
 
     /**
      * Saves every consumer's position, then disconnects them: the future completes when both are done, so a topic
-     * unload releases the topic only after its positions are saved. A save that fails or takes longer than
-     * {@value #CLOSE_SAVE_TIMEOUT_SECONDS} s is logged and does not hold the close (consumers then resume at their
-     * last saved positions).
+     * unload that waits for its clients releases the topic only after its positions are saved (a bundle unload or a
+     * broker shut-down closes topics without waiting; the bundle is released after its topics are closed). A save that
+     * fails or takes longer than {@value #CLOSE_SAVE_TIMEOUT_SECONDS} s is logged and does not hold the close
+     * (consumers then resume at their last saved positions).
      */
     @Override
     public CompletableFuture<Void> close() {

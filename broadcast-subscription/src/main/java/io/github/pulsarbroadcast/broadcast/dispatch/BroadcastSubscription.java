@@ -188,13 +188,14 @@ public final class BroadcastSubscription extends PersistentSubscription
     /**
      * Closes this subscription when the topic has left this broker without closing it: the broker's topics no longer
      * map the topic's name to this topic object (it was closed and dropped, or loaded anew). A live topic is in that
-     * map from before any subscription is installed until its close has at least started closing every subscription
-     * it found (which cancels this check's periodic task); an installation that raced the close (a subscribe, or the
-     * admin-call preparation) put this one into the map after the close had looked. It closes as the topic's close would have (consumers that attached meanwhile are
-     * disconnected and reconnect to the topic's owner), except that it saves nothing: the topic is no longer this
-     * broker's, and a save could take the positions over from their new owner (consumers resume at the positions
-     * saved before: duplicates, never loss). Regression (twenty-ninth session): such a subscription kept its
-     * positions, its periodic scan and its stats task for as long as the broker ran. Any thread; never throws.
+     * map from before any subscription is installed until its close has at least started closing every subscription it
+     * found (which cancels this check's periodic task); an installation that raced the close (a subscribe, or the
+     * admin-call preparation) put this one into the map after the close had looked. It closes as the topic's close
+     * would have (consumers that attached meanwhile are disconnected and reconnect to the topic's owner), except that
+     * it saves nothing: the topic is no longer this broker's, and a save could take the positions over from their new
+     * owner (consumers resume at the positions saved before: duplicates, never loss). Regression (twenty-ninth
+     * session): such a subscription kept its positions, its periodic scan and its stats task for as long as the broker
+     * ran. Any thread; never throws.
      *
      * @return whether the subscription is closed or being closed
      */

@@ -17,13 +17,13 @@ import org.slf4j.LoggerFactory;
  * and once more when the subscription closes (a topic move or broker shut-down), so a graceful move loses nothing of
  * what was acknowledged. One save is in flight at a time; a failed one is retried at the next interval.
  *
- * <p>Threading: {@link #changed}, {@link #stopped} and {@link #abandoned} are volatile (any writer); {@link #lastSaveNanos},
- * {@link #saving} and {@link #failuresLogged} are confined to the dispatch thread. A periodic save is decided on the
- * dispatch thread and captured on the loop's background executor, at most one at a time ({@link #saving} stays set
- * until its outcome is posted back); saves on close and reset are captured on the caller's thread. Capturing a
- * snapshot and handing it to the store happen together under this object's monitor ({@link #capture}), with
- * {@link #closing}: the store applies saves in the order they were handed over, so that order must be the order of
- * capture, or an older snapshot (a periodic one captured just before the close) could land after a newer one.
+ * <p>Threading: {@link #changed}, {@link #stopped} and {@link #abandoned} are volatile (any writer); {@link
+ * #lastSaveNanos}, {@link #saving} and {@link #failuresLogged} are confined to the dispatch thread. A periodic save is
+ * decided on the dispatch thread and captured on the loop's background executor, at most one at a time ({@link #saving}
+ * stays set until its outcome is posted back); saves on close and reset are captured on the caller's thread. Capturing
+ * a snapshot and handing it to the store happen together under this object's monitor ({@link #capture}), with {@link
+ * #closing}: the store applies saves in the order they were handed over, so that order must be the order of capture, or
+ * an older snapshot (a periodic one captured just before the close) could land after a newer one.
  */
 final class PositionSync {
 
@@ -135,7 +135,7 @@ final class PositionSync {
 
     /** Captures and hands over one snapshot, unless the close save was captured already; {@code last}: it is. */
     private synchronized CompletableFuture<Void> capture(RetainedCursors cursors, long nowNanos, boolean last) {
-        if (closing) {
+        if (closing || abandoned) {
             return null;
         }
         closing = last;

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
+import org.apache.pulsar.broker.namespace.NamespaceService;
 import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
@@ -21,6 +22,7 @@ import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
 import org.apache.pulsar.common.events.EventsTopicNames;
+import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.util.Codec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -156,8 +158,12 @@ public final class SubscriptionInstaller {
      * recovery window when they cannot (duplicates, never loss); afresh, with nothing saved, when it is new.
      */
     private CompletableFuture<SubscriptionStart> start(PersistentTopic topic, String name, boolean cursorExisted) {
-        PositionStore store = service.positionStore(topic.getName(), name,
-                () -> BroadcastSubscription.servedHere(topic));
+        if (!BroadcastSubscription.servedHere(topic)) {
+            // Closed meanwhile: loading or discarding the saved positions now would take them over from the topic's
+            // next owner.
+            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+        }
+        PositionStore store = service.positionStore(topic.getName(), name, () -> ownsTopic(topic));
         String logName = "[" + topic.getName() + "][" + name + "]";
         if (service.config().positionSyncIntervalMs() == 0) {
             return CompletableFuture.completedFuture(new SubscriptionStart(store, null, cursorExisted));
@@ -170,9 +176,6 @@ public final class SubscriptionInstaller {
                 }
                 return new SubscriptionStart(store, null, false);
             });
-        }
-        if (!BroadcastSubscription.servedHere(topic)) { // closed meanwhile: a load would take the positions over
-            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
         }
         return store.load().handle((loaded, e) -> {
             long now = System.currentTimeMillis();
@@ -218,6 +221,19 @@ public final class SubscriptionInstaller {
             boolean read = e == null && loaded.found();
             return new SubscriptionStart(store, read ? loaded.positions : null, true, read ? loaded.joinFloor : null);
         });
+    }
+
+    /**
+     * Whether this broker still owns {@code topic}: serves it, or still holds its bundle (a bundle unload closes its
+     * topics, and drops them from the broker's map, before it releases the bundle).
+     */
+    private CompletableFuture<Boolean> ownsTopic(PersistentTopic topic) {
+        if (BroadcastSubscription.servedHere(topic)) {
+            return CompletableFuture.completedFuture(true);
+        }
+        NamespaceService namespaces = service.pulsar().getNamespaceService();
+        return namespaces.getBundleAsync(TopicName.get(topic.getName()))
+                .thenApply(bundle -> namespaces.getOwnershipCache().getOwnedBundle(bundle) != null);
     }
 
     private long graceNanos() {

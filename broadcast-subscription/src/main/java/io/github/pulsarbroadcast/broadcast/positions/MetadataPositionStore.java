@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.zip.CRC32;
 import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStore;
@@ -68,7 +68,8 @@ public final class MetadataPositionStore implements PositionStore {
     private final int chunkBytes;
     private final ChunkReads chunkReads;
     private final long writerId = ThreadLocalRandom.current().nextLong();
-    private final BooleanSupplier servedHere;
+    /** Whether this broker still owns the topic (see the constructor). */
+    private final Supplier<CompletableFuture<Boolean>> ownsTopic;
 
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
     /**
@@ -97,16 +98,18 @@ public final class MetadataPositionStore implements PositionStore {
     /** As above, with chunk reads one at a time over {@code chunkReads} (one per broker: see {@link ChunkReads}). */
     public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
                                  int chunkBytes, ChunkReads chunkReads) {
-        this(store, managedLedgerName, cursorName, logName, chunkBytes, chunkReads, () -> true);
+        this(store, managedLedgerName, cursorName, logName, chunkBytes, chunkReads,
+                () -> CompletableFuture.completedFuture(true));
     }
 
     /**
-     * As above; {@code servedHere} tells whether this broker still serves the topic: a store whose load did not take
-     * the head over stands down rather than take over a head another store took over since, when it no longer does.
+     * As above; {@code ownsTopic} tells whether this broker still owns the topic (serves it, or still holds its
+     * bundle while closing it): a store whose load did not take the head over stands down rather than take over a
+     * head another store took over since, when it no longer does.
      */
     public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
-                                 int chunkBytes, ChunkReads chunkReads, BooleanSupplier servedHere) {
-        this.servedHere = servedHere;
+                                 int chunkBytes, ChunkReads chunkReads, Supplier<CompletableFuture<Boolean>> ownsTopic) {
+        this.ownsTopic = ownsTopic;
         this.store = store;
         this.path = ROOT + "/" + managedLedgerName + "/" + cursorName;
         this.cursorPath = cursorNode(managedLedgerName, cursorName);
@@ -198,21 +201,29 @@ public final class MetadataPositionStore implements PositionStore {
                 return takeOver(-1, emptyHead(), 0);
             }
             long now = writerOf(head.get().getValue());
+            long read;
             synchronized (this) {
-                if (loadedWriter != 0 && now != 0 && now != loadedWriter && now != writerId
-                        && !servedHere.getAsBoolean()) {
-                    // Another store took the head over after this one's load read it, and this broker no longer
-                    // serves the topic: that store is its new owner's, and taking the head back would stop the new
-                    // owner's saves (a review, twenty-ninth session). While this broker serves the topic, it takes
-                    // the head over as before: the other store is then the stale one (an orphaned installation, or
-                    // a late save of the previous owner), which its next write finds.
-                    fenced = true;
-                    log.warn("{} Another broker took over the saved consumer positions after this one read them (it"
-                            + " owns the topic now): this broker does not save them", name);
-                    return CompletableFuture.completedFuture(null);
-                }
+                read = loadedWriter;
             }
-            return takeOverHead(head.get());
+            if (read == 0 || now == 0 || now == read || now == writerId) {
+                return takeOverHead(head.get());
+            }
+            // Another store took the head over after this one's load read it. When this broker no longer owns the
+            // topic, that store is its new owner's, and taking the head back would stop the new owner's saves (a
+            // review, twenty-ninth session): stand down. While it owns the topic (serves it, or still holds its
+            // bundle while closing it), the other store is the stale one (an orphaned installation, a late save of
+            // the previous owner), which its next write finds; when ownership cannot be told, as before.
+            return ownsTopic.get().exceptionally(e -> true).thenCompose(owns -> {
+                if (owns) {
+                    return takeOverHead(head.get());
+                }
+                synchronized (this) {
+                    fenced = true;
+                }
+                log.warn("{} Another broker took over the saved consumer positions after this one read them, and this"
+                        + " broker no longer owns the topic: it does not save them", name);
+                return CompletableFuture.<Void>completedFuture(null);
+            });
         });
     }
 

@@ -134,7 +134,7 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         MetadataPositionStore previous = store(metadata, 100);
         previous.load().get();
         previous.save(positions(200, 5), null, false).get();
-        MetadataPositionStore stale = storeWhoseLoadFails(() -> false);
+        MetadataPositionStore stale = storeWhoseLoadFails(false);
         MetadataPositionStore owner = store(metadata, 100);
         owner.load().get();
         owner.save(positions(150, 9), null, false).get();
@@ -156,7 +156,7 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         MetadataPositionStore previous = store(metadata, 100);
         previous.load().get();
         previous.save(positions(200, 5), null, false).get();
-        MetadataPositionStore owner = storeWhoseLoadFails(() -> true);
+        MetadataPositionStore owner = storeWhoseLoadFails(true);
         MetadataPositionStore orphan = store(metadata, 100);
         orphan.load().get();
         owner.save(positions(150, 9), null, false).get();
@@ -170,11 +170,14 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 9);
     }
 
-    /** A store whose load reads the head and then fails to take it over (an injected failure of its one write). */
-    private MetadataPositionStore storeWhoseLoadFails(java.util.function.BooleanSupplier servedHere) {
+    /**
+     * A store whose load reads the head and then fails to take it over (an injected failure of its one write), on a
+     * broker that owns the topic or no longer does.
+     */
+    private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic) {
         FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
         MetadataPositionStore store = new MetadataPositionStore(faulty, "t/ns/persistent/topic", "fleet", "[t][fleet]",
-                100, new ChunkReads(), servedHere);
+                100, new ChunkReads(), () -> java.util.concurrent.CompletableFuture.completedFuture(ownsTopic));
         faulty.failConditional(new MetadataStoreException("injected"),
                 (op, path) -> op == FaultInjectionMetadataStore.OperationType.PUT && path.equals(store.path()));
         expectThrows(ExecutionException.class, () -> store.load().get());
