@@ -131,9 +131,6 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
      */
     @Test(groups = "unit", timeOut = 60_000)
     public void aStaleStoreDoesNotTakeTheHeadBackFromANewerOwner() throws Exception {
-        MetadataPositionStore previous = store(metadata, 100);
-        previous.load().get();
-        previous.save(positions(200, 5), null, false).get();
         MetadataPositionStore stale = storeWhoseLoadFails(false);
         MetadataPositionStore owner = store(metadata, 100);
         owner.load().get();
@@ -153,9 +150,6 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
      */
     @Test(groups = "unit", timeOut = 60_000)
     public void anOwnerWhoseTakeOverFailedTakesTheHeadFromAStaleStore() throws Exception {
-        MetadataPositionStore previous = store(metadata, 100);
-        previous.load().get();
-        previous.save(positions(200, 5), null, false).get();
         MetadataPositionStore owner = storeWhoseLoadFails(true);
         MetadataPositionStore orphan = store(metadata, 100);
         orphan.load().get();
@@ -171,10 +165,13 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
     }
 
     /**
-     * A store whose load reads the head and then fails to take it over (an injected failure of its one write), on a
-     * broker that owns the topic or no longer does.
+     * A previous owner's saved head; then a store whose load reads it and fails to take it over (an injected failure
+     * of its one write), on a broker that owns the topic or no longer does.
      */
-    private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic) {
+    private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic) throws Exception {
+        MetadataPositionStore previous = store(metadata, 100);
+        previous.load().get();
+        previous.save(positions(200, 5), null, false).get();
         FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
         MetadataPositionStore store = new MetadataPositionStore(faulty, "t/ns/persistent/topic", "fleet", "[t][fleet]",
                 100, new ChunkReads(), () -> java.util.concurrent.CompletableFuture.completedFuture(ownsTopic));
