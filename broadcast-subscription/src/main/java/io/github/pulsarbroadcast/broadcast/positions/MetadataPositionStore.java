@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
  * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
  * loss). A store whose load or discard failed before that write takes the head over before its first save, or, when
- * another store took it over since its load read it and this broker no longer serves the topic, stands down. A head
+ * another store took it over since its load read it and this broker no longer owns the topic, stands down. A head
  * taken over no longer says its snapshot was saved on close. A head created before the subscription's managed cursor
  * node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link #load}
  * discards it rather than resume this subscription's consumers from it.
@@ -193,7 +193,7 @@ public final class MetadataPositionStore implements PositionStore {
      * Before the first write of a store whose {@link #load} or {@link #discard} failed before it took the head over:
      * takes the head over as it is now, so that the write is conditional on it (without this, the write would ask to
      * create a head that exists, fail, and fence this broker for as long as it owns the topic); or stands down when
-     * another store took the head over since the load read it and this broker no longer serves the topic.
+     * another store took the head over since the load read it and this broker no longer owns the topic.
      */
     private CompletableFuture<Void> takeOverNow() {
         return chunkReads.read(() -> store.get(path)).thenCompose(head -> {
