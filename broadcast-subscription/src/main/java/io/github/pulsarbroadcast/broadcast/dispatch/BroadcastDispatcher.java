@@ -305,7 +305,7 @@ public final class BroadcastDispatcher implements Dispatcher {
     }
 
     /** No more saves: the topic is no longer this broker's ({@link BroadcastSubscription#closeIfOrphaned}). */
-    void stopSaving() {
+    void abandonPositions() {
         engine.abandonPositions();
     }
 

@@ -213,7 +213,7 @@ public final class BroadcastSubscription extends PersistentSubscription
                         + " closed (its installation raced the topic's close): closing it without saving",
                         topicName, getName());
             }
-            broadcastDispatcher.stopSaving();
+            broadcastDispatcher.abandonPositions();
             disconnect().exceptionally(e -> {
                 log.warn("[{}][{}] Closing the subscription of a topic this broker no longer serves failed: {}",
                         topicName, getName(), e.toString());

@@ -101,7 +101,7 @@ public final class SubscriptionInstaller {
                                                 Map<String, String> requestedProperties, boolean allowCreate) {
         if (!BroadcastSubscription.servedHere(topic)) {
             // Closed meanwhile: loading the saved positions now would take them over from the topic's next owner.
-            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+            return topicClosing();
         }
         PersistentSubscription existing = topic.getSubscriptions().get(name);
         if (existing != null) {
@@ -161,7 +161,7 @@ public final class SubscriptionInstaller {
         if (!BroadcastSubscription.servedHere(topic)) {
             // Closed meanwhile: loading or discarding the saved positions now would take them over from the topic's
             // next owner.
-            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+            return topicClosing();
         }
         PositionStore store = service.positionStore(topic.getName(), name, () -> ownsTopic(topic));
         String logName = "[" + topic.getName() + "][" + name + "]";
@@ -236,6 +236,11 @@ public final class SubscriptionInstaller {
                 .thenApply(bundle -> namespaces.getOwnershipCache().getOwnedBundle(bundle) != null);
     }
 
+    /** Refuses an installation on a topic that left this broker (a client retries it: {@code ServiceNotReady}). */
+    private static <T> CompletableFuture<T> topicClosing() {
+        return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+    }
+
     private long graceNanos() {
         return TimeUnit.SECONDS.toNanos(service.config().reconnectGraceSeconds());
     }
@@ -267,7 +272,7 @@ public final class SubscriptionInstaller {
                     PersistentSubscription raced = topic.getSubscriptions().putIfAbsent(existing.getName(), ours);
                     if (raced == null) {
                         if (ours.closeIfOrphaned()) { // the topic's close ran meanwhile and did not find it
-                            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+                            return topicClosing();
                         }
                         log.info("[{}][{}] Broadcast subscription installed ({})", topic.getName(),
                                 existing.getName(), start.recovering ? "existing cursor, recovery window"
