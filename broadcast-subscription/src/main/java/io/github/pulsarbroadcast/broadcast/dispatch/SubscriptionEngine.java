@@ -387,7 +387,8 @@ final class SubscriptionEngine {
 
     /**
      * The subscription resumes after a close that failed half-way: the positions it had at the close come back
-     * (retained; connected consumers reconnect by name), with the recovery window for anything since.
+     * (retained; connected consumers reconnect by name), with the recovery window for anything since, and are saved
+     * at once.
      */
     void reopen() {
         java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> atClose = positionsAtClose;
@@ -399,6 +400,10 @@ final class SubscriptionEngine {
             recovery.open(null);
         }
         positions.reopen();
+        // Saved at once, not on close: until then the store says the positions were saved on close, and after a
+        // crash the next owner would open no recovery window for consumers that joined since (regression, thirtieth
+        // session, found by the dispatch model test once closes could fail half-way).
+        positions.saveNow(cursors, nanoClock.getAsLong(), false);
         closed = false;
         post(fanOut::reopen);
     }

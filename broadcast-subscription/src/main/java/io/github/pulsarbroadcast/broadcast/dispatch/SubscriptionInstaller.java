@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.namespace.NamespaceService;
 import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
@@ -51,8 +50,6 @@ public final class SubscriptionInstaller {
 
     private static final Logger log = LoggerFactory.getLogger(SubscriptionInstaller.class);
 
-    /** Beyond two save intervals, how much older a snapshot may be before it counts as stale. */
-    private static final long STALE_MARGIN_MS = 10_000;
     /** Stock's deduplication cursor ({@code PersistentTopic.DEDUPLICATION_CURSOR_NAME}, package-private there). */
     static final String DEDUPLICATION_CURSOR = "pulsar.dedup";
 
@@ -177,50 +174,7 @@ public final class SubscriptionInstaller {
                 return new SubscriptionStart(store, null, false);
             });
         }
-        return store.load().handle((loaded, e) -> {
-            long now = System.currentTimeMillis();
-            long age = e == null ? now - loaded.savedAtMillis : 0;
-            // A snapshot older than two intervals may miss consumers that joined since (saving failed, was fenced or
-            // switched off for a while): restore it, and open the recovery window as well.
-            boolean stale = age > 2 * service.config().positionSyncIntervalMs() + STALE_MARGIN_MS;
-            long windowLeft = e == null && loaded.found() && loaded.savedOnClose && !stale
-                    ? SubscriptionStart.windowLeftNanos(loaded.joinFloor, now, graceNanos()) : -1;
-            if (windowLeft >= 0) {
-                // Saved on close inside a recovery window: the window goes on here until its end, not for a whole
-                // grace again (moves in a row would hold the mark-delete position still for as long as they go on).
-                log.info("{} Saved consumer positions come from a close inside a recovery window: restored, {}",
-                        logName, windowLeft > 0 ? "with the window for the " + windowLeft / 1_000_000
-                                + " ms left of it" : "the window has ended since");
-                return new SubscriptionStart(store, loaded.positions, windowLeft > 0, loaded.joinFloor, windowLeft);
-            }
-            if (e == null && loaded.found() && !loaded.positions.isEmpty()) {
-                if (!loaded.savedOnClose) {
-                    // The owner crashed: consumers that joined after the last save are not in it. They must find
-                    // their messages when they come back, so every name not in the snapshot starts at the save's
-                    // join floor (where such a consumer may have started; the mark-delete position when the save
-                    // has none) during the recovery window (duplicates, not loss).
-                    log.info("{} Saved consumer positions come from a periodic save ({} s old), not from a close:"
-                            + " restored, with the recovery window of {} s for names not in them (starting at {})",
-                            logName, age / 1000, service.config().reconnectGraceSeconds(),
-                            loaded.joinFloor != null ? "the save's join floor " + loaded.joinFloor
-                                    : "the mark-delete position");
-                    return new SubscriptionStart(store, loaded.positions, true, loaded.joinFloor);
-                }
-                if (stale) {
-                    log.warn("{} Saved consumer positions are {} s old: restored, with the recovery window of {} s"
-                            + " for consumers that joined since (duplicates, not loss)", logName, age / 1000,
-                            service.config().reconnectGraceSeconds());
-                }
-                return new SubscriptionStart(store, loaded.positions, stale, loaded.joinFloor);
-            }
-            String why = e != null ? "reading them failed: " + e : loaded.problem != null
-                    ? "they are unreadable: " + loaded.problem : "none were saved";
-            log.warn("{} No saved consumer positions ({}): consumers that were attached resume at the mark-delete"
-                    + " position during the next {} s (duplicates, not loss)", logName, why,
-                    service.config().reconnectGraceSeconds());
-            boolean read = e == null && loaded.found();
-            return new SubscriptionStart(store, read ? loaded.positions : null, true, read ? loaded.joinFloor : null);
-        });
+        return StartDecision.resume(store, service.config(), System::currentTimeMillis, logName);
     }
 
     /**
@@ -239,10 +193,6 @@ public final class SubscriptionInstaller {
     /** Refuses an installation on a topic that left this broker (a client retries it: {@code ServiceNotReady}). */
     private static <T> CompletableFuture<T> topicClosing() {
         return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
-    }
-
-    private long graceNanos() {
-        return TimeUnit.SECONDS.toNanos(service.config().reconnectGraceSeconds());
     }
 
     private CompletableFuture<Void> adopt(PersistentTopic topic, PersistentSubscription existing,

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * write the head once with this store's own writer id, so a broker that lost the topic (paused past its session, say)
  * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
  * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
- * loss). A store whose load or discard failed before that write takes the head over before its first save, or, when
+ * loss). A store whose load or discard failed before that write takes the head over before its first save (the
+ * installer saves at once after a failed load), or, when
  * another store took it over since its load read it and this broker no longer owns the topic, stands down. A head
  * taken over no longer says its snapshot was saved on close. A head created before the subscription's managed cursor
  * node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link #load}

@@ -25,7 +25,9 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  * and rejoining under the same or a new name, the last consumer leaving while another joins, connections whose
  * event loop rejects sends, failed reads, operator skips (TTL, backlog eviction), reset-cursor and topic reloads:
  * graceful ones (the positions are saved on close) and crashes (the new owner has only the last periodic save), with
- * saved positions restored through the real codec, or with saving switched off (the recovery window).
+ * saved positions restored through the real codec, or with saving switched off (the recovery window); loads that fail
+ * and graceful closes that fail half-way and reopen. Each new owner starts as the installer starts it
+ * ({@link StartDecision}).
  *
  * <p>Checked after every step and at every delivery, against what clients were sent and acknowledged:
  * <ul>
@@ -167,7 +169,12 @@ final class DispatchModel implements ModelHarness.Deliveries {
     private PositionImpl markDeletedAtResetStart;
     private long consumerIds;
     private final ArrayDeque<String> trace = new ArrayDeque<>();
-    private final ModelPositionStore positions = new ModelPositionStore();
+    private final ModelPositionStore positions = new ModelPositionStore(world::wallMillis);
+    /**
+     * Whether a reload's load fails, or a graceful close fails half-way: its own stream, so that the schedule's other
+     * draws stay those of the seed.
+     */
+    private final Random faults;
 
     DispatchModel(long seed) {
         this(seed, GRACE_SECONDS);
@@ -184,6 +191,7 @@ final class DispatchModel implements ModelHarness.Deliveries {
         // Its own stream, so that the schedule's other draws stay those of the seed: when a periodic save's capture
         // (background work) runs against the dispatch tasks.
         world.backgroundOrder = new Random(seed ^ 0x5DEECE66DL);
+        this.faults = new Random(seed ^ 0x10ADFA11L);
         this.ledger = new ModelLedger(3, 1 + rnd.nextInt(6));
         this.config = ModelHarness.config(1 + rnd.nextInt(12), 1 + rnd.nextInt(8), GRACE_SECONDS, retentionSeconds,
                 rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3) : 1000, rnd.nextInt(5) == 0 ? 0 : 1000 + rnd.nextInt(9000));
@@ -490,7 +498,9 @@ final class DispatchModel implements ModelHarness.Deliveries {
             return;
         }
         boolean crash = rnd.nextBoolean();
-        note(crash ? "crash" : "reload");
+        // A graceful close that fails half-way (stock resumeAfterFence): the subscription resumes on this broker.
+        boolean closeFails = !crash && config.positionSyncIntervalMs() > 0 && faults.nextInt(4) == 0;
+        note(crash ? "crash" : closeFails ? "close fails half-way" : "reload");
         if (crash) {
             engine.deleting(true); // a crashed broker saves nothing more
         }
@@ -502,14 +512,44 @@ final class DispatchModel implements ModelHarness.Deliveries {
         while (world.runOne() || ledger.completeOne()) {
             // let the old engine finish and release what it holds
         }
+        if (closeFails) {
+            // The positions captured at the close come back (the close's save holds the same capture; read before
+            // the reopen's own save, whose expiry times are rounded to whole seconds), with the recovery window at
+            // the mark-delete position for anything since.
+            positionsRestored(false, false, positions.saved != null && !positions.saved.isEmpty());
+            engine.reopen();
+            recoveryUntilNanos = world.nowNanos + GRACE_SECONDS * 1_000_000_000L;
+            recoveryFloor = null;
+            return;
+        }
         ledger.reload();
-        boolean restore = config.positionSyncIntervalMs() > 0 && positions.saved != null && !positions.saved.isEmpty();
+        // The new owner starts as the installer starts it (StartDecision); one load in four fails (the metadata store
+        // did not answer), and the new owner then has no saved positions at all.
+        boolean loadFails = config.positionSyncIntervalMs() > 0 && faults.nextInt(4) == 0;
+        positions.failNextLoad = loadFails;
+        SubscriptionStart start = StartDecision.resume(positions, config, world::wallMillis, "[model]").join();
+        positions.failNextLoad = false;
+        if (loadFails) {
+            note("its load failed");
+        }
+        // What the new owner must restore, judged apart from the decision under test.
+        positionsRestored(crash, loadFails, config.positionSyncIntervalMs() > 0 && !loadFails
+                && positions.saved != null && !positions.saved.isEmpty());
+        engine = newEngine(start);
+    }
+
+    /**
+     * The reference after a load (or a reopen): names the last save holds come back ({@code restore}); others lose
+     * their position, and those that had one at a crash or a failed load stay protected for the recovery window.
+     */
+    private void positionsRestored(boolean crash, boolean loadFails, boolean restore) {
         Set<String> saved = restore ? positions.savedNames() : Set.of();
         PositionImpl markDeleted = ledger.markDeleted();
         for (Identity id : identities.values()) {
             boolean wasRetained = id.retained();
-            // Unsaved at a crash, or still so at a graceful move inside the window a crash opened.
-            boolean unsavedNow = crash && wasRetained && !saved.contains(id.name);
+            // Unsaved at a crash (or not restored by a load that failed), or still so at a graceful move inside the
+            // window a crash opened.
+            boolean unsavedNow = (crash || loadFails) && wasRetained && !saved.contains(id.name);
             boolean stillUnsaved = id.unsavedAtCrash && world.nowNanos - id.protectedUntilNanos < 0
                     && !saved.contains(id.name);
             id.unsavedAtCrash = unsavedNow || stillUnsaved;
@@ -533,18 +573,6 @@ final class DispatchModel implements ModelHarness.Deliveries {
                         : Math.max(GRACE_SECONDS * 1_000_000_000L, (untilMs - world.wallMillis()) * 1_000_000L));
             }
         }
-        // As the installer: after a crash (the last save was not the one on close) the recovery window opens too;
-        // a save on close made inside a window keeps it for what is left of it.
-        boolean read = config.positionSyncIntervalMs() > 0 && positions.saved != null;
-        long left = read && positions.savedOnClose
-                ? SubscriptionStart.windowLeftNanos(positions.joinFloor, world.wallMillis(),
-                        GRACE_SECONDS * 1_000_000_000L) : -1;
-        boolean recovering = left >= 0 ? left > 0 : !restore || !positions.savedOnClose;
-        engine = newEngine(new SubscriptionStart(positions, restore ? positions.saved : null, recovering,
-                read ? positions.joinFloor : null, left));
-        // The new owner's load takes the head over, which clears its "saved on close" mark (MetadataPositionStore):
-        // if this owner crashes before its first save, the next one opens the recovery window.
-        positions.savedOnClose = false;
     }
 
     /** Where a {@code Latest} join starts in the recovery window: the saved join floor, within mark-delete..tail. */

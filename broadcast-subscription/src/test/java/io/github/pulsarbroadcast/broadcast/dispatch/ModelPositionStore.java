@@ -8,10 +8,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 /**
  * The model tests' position store: saves go through the real codec and apply at once (the model's crash is a
- * broker that dies between two saves, not during one).
+ * broker that dies between two saves, not during one). As {@code MetadataPositionStore}, a load takes the state over
+ * and so clears its "saved on close" mark; a load made to fail ({@link #failNextLoad}) does not.
  *
  * <p>Threading: single-threaded, like the model.
  */
@@ -26,6 +28,20 @@ final class ModelPositionStore implements PositionStore {
     JoinFloor joinFloor;
     /** Thrown by the next save instead of saving (a failure in the capture), then cleared. */
     Error failNextSave;
+    /** The next load fails (the metadata store did not answer), then cleared. */
+    boolean failNextLoad;
+    /** When the last save was made (the wall clock's milliseconds). */
+    private long savedAtMillis;
+    private final LongSupplier wallClock;
+
+    /** A store whose saves are all made at wall-clock time 0. */
+    ModelPositionStore() {
+        this(() -> 0L);
+    }
+
+    ModelPositionStore(LongSupplier wallClock) {
+        this.wallClock = wallClock;
+    }
 
     /** The expiry the last save holds for {@code name} (wall clock; 0: saved while connected), or -1. */
     long retainedUntilMillis(String name) {
@@ -50,8 +66,15 @@ final class ModelPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Loaded> load() {
-        return CompletableFuture.completedFuture(new Loaded(saved, joinFloor, null, 0, savedOnClose));
+        if (failNextLoad) {
+            failNextLoad = false;
+            return CompletableFuture.failedFuture(new IllegalStateException("simulated: the load did not complete"));
+        }
+        Loaded loaded = new Loaded(saved, joinFloor, null, savedAtMillis, savedOnClose);
+        savedOnClose = false;
+        return CompletableFuture.completedFuture(loaded);
     }
+
 
     @Override
     public CompletableFuture<Void> discard() {
@@ -68,6 +91,7 @@ final class ModelPositionStore implements PositionStore {
             throw e;
         }
         savedOnClose = onClose;
+        savedAtMillis = wallClock.getAsLong();
         try {
             SnapshotCodec.Snapshot snapshot = SnapshotCodec.decodeSnapshot(SnapshotCodec.encode(positions, floor));
             saved = snapshot.positions;
