@@ -5,7 +5,7 @@ import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertTrue;
 
-import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
+import io.github.pulsarbroadcast.broadcast.positions.PositionNodes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +41,7 @@ public class BroadcastDurablePositionsTest extends BroadcastTestBase {
     }
 
     static String savedPath(String topic, String subscription) {
-        return MetadataPositionStore.ROOT + "/" + TopicName.get(topic).getPersistenceNamingEncoding() + "/"
+        return PositionNodes.ROOT + "/" + TopicName.get(topic).getPersistenceNamingEncoding() + "/"
                 + Codec.encode(subscription);
     }
 

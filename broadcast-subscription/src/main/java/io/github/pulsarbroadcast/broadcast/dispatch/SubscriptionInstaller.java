@@ -2,7 +2,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.BroadcastService;
-import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
+import io.github.pulsarbroadcast.broadcast.positions.PositionNodes;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import java.util.HashMap;
 import java.util.Map;
@@ -254,7 +254,7 @@ public final class SubscriptionInstaller {
             return CompletableFuture.completedFuture(true);
         }
         return service.pulsar().getLocalMetadataStore().exists(
-                MetadataPositionStore.cursorNode(topic.getManagedLedger().getName(), cursorName));
+                PositionNodes.cursorNode(topic.getManagedLedger().getName(), cursorName));
     }
 
     private static void closeStockDispatcher(PersistentSubscription stock) {

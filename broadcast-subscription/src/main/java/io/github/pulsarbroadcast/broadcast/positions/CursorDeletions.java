@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Removes a subscription's saved positions when its managed cursor is deleted anywhere in the cluster (unsubscribe,
  * subscription or topic deletion, inactive-topic clean-up): the metadata store tells every broker, and each removes
- * the positions under {@link MetadataPositionStore#forCursorNode}. A notification can arrive after a subscription of
+ * the positions under {@link PositionNodes#forCursorNode}. A notification can arrive after a subscription of
  * the same name was created again (a consumer that resubscribed at once): its cursor node then exists, and its
  * positions are left alone (an earlier subscription's head left behind is discarded by {@link
  * MetadataPositionStore#load}, which tells them apart by creation time). Deleting them would stop the new
@@ -32,7 +32,7 @@ public final class CursorDeletions implements Consumer<Notification> {
 
     @Override
     public void accept(Notification n) {
-        if (n.getType() != NotificationType.Deleted || MetadataPositionStore.forCursorNode(n.getPath()) == null) {
+        if (n.getType() != NotificationType.Deleted || PositionNodes.forCursorNode(n.getPath()) == null) {
             return;
         }
         cursorDeleted(n.getPath()).exceptionally(e -> {
@@ -46,7 +46,7 @@ public final class CursorDeletions implements Consumer<Notification> {
      * again. Completes with whether it removed them.
      */
     public CompletableFuture<Boolean> cursorDeleted(String cursorPath) {
-        String ours = MetadataPositionStore.forCursorNode(cursorPath);
+        String ours = PositionNodes.forCursorNode(cursorPath);
         return store.exists(cursorPath).thenCompose(again -> again ? CompletableFuture.completedFuture(false)
                 : store.exists(ours).thenCompose(saved -> !saved ? CompletableFuture.completedFuture(false)
                         : store.deleteRecursive(ours).thenApply(v -> {

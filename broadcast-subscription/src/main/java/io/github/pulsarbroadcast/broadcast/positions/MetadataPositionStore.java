@@ -8,21 +8,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
-import java.util.zip.CRC32;
 import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStore;
 import org.apache.pulsar.metadata.api.MetadataStoreException.BadVersionException;
 import org.apache.pulsar.metadata.api.MetadataStoreException.NotFoundException;
-import org.apache.pulsar.metadata.api.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A subscription's positions in the cluster's metadata store (ZooKeeper in a stock 2.10 cluster), under
- * {@value #ROOT}{@code /<tenant>/<namespace>/persistent/<topic>/<subscription>} (the same path, encoded the same
- * way, as the subscription's managed cursor under {@code /managed-ledgers}).
+ * A subscription's positions in the cluster's metadata store (ZooKeeper in a stock 2.10 cluster), at its node under
+ * {@link PositionNodes#ROOT} (the same path, encoded the same way, as the subscription's managed cursor under
+ * {@code /managed-ledgers}).
  *
- * <p>That node, the head, holds the snapshot itself when it fits in {@link #chunkBytes} (one atomic write), otherwise
+ * <p>That node, the head ({@link PositionHead}), holds the snapshot itself when it fits in {@link #chunkBytes} (one atomic write), otherwise
  * where it is: chunk nodes {@code <slot>-<i>} written before the head, in the slot the current head does not use,
  * with the length and CRC32 of the whole, so a crash between the chunks and the head leaves the previous snapshot
  * intact. Every head write is conditional on the version this store last saw: {@link #load} and {@link #discard}
@@ -43,23 +41,11 @@ public final class MetadataPositionStore implements PositionStore {
 
     private static final Logger log = LoggerFactory.getLogger(MetadataPositionStore.class);
 
-    /** Root of every broadcast subscription's positions. */
-    public static final String ROOT = "/pulsar-broadcast/positions";
-    /** The stock managed-ledger root whose cursor nodes ours mirror. */
-    public static final String MANAGED_LEDGERS = "/managed-ledgers/";
     /**
      * A quarter of ZooKeeper's default 1 MiB packet limit ({@code jute.maxbuffer}): one chunk read, batched by the
      * metadata store with other reads in flight, stays well below it ({@link ChunkReads}).
      */
     public static final int DEFAULT_CHUNK_BYTES = 256 * 1024;
-
-    private static final int HEAD_MAGIC = 0x50424801; // "PBH" version 1
-    /** magic, writer id, slot, chunks, length, CRC, saved-at wall-clock millis; then the inline snapshot. */
-    private static final int HEAD_BYTES = 4 + 8 + 4 + 4 + 4 + 4 + 8;
-    private static final int SAVED_AT_OFFSET = HEAD_BYTES - 8;
-    /** Bounds of a readable head: far above any real snapshot (about 3 bytes per consumer plus its name). */
-    static final int MAX_CHUNKS = 65_536;
-    static final int MAX_SNAPSHOT_BYTES = 1 << 30;
 
     private final MetadataStore store;
     private final String path;
@@ -112,29 +98,11 @@ public final class MetadataPositionStore implements PositionStore {
                                  int chunkBytes, ChunkReads chunkReads, Supplier<CompletableFuture<Boolean>> ownsTopic) {
         this.ownsTopic = ownsTopic;
         this.store = store;
-        this.path = ROOT + "/" + managedLedgerName + "/" + cursorName;
-        this.cursorPath = cursorNode(managedLedgerName, cursorName);
+        this.path = PositionNodes.positions(managedLedgerName, cursorName);
+        this.cursorPath = PositionNodes.cursorNode(managedLedgerName, cursorName);
         this.name = logName;
         this.chunkBytes = chunkBytes;
         this.chunkReads = chunkReads;
-    }
-
-    /**
-     * The stock managed cursor's node of cursor {@code cursorName} ({@code Codec.encode(subscription)}) of managed
-     * ledger {@code managedLedgerName} ({@code TopicName#getPersistenceNamingEncoding}).
-     */
-    public static String cursorNode(String managedLedgerName, String cursorName) {
-        return MANAGED_LEDGERS + managedLedgerName + "/" + cursorName;
-    }
-
-    /** Our path for the stock cursor node at {@code path} ({@code /managed-ledgers/t/ns/persistent/x/c}), or null. */
-    public static String forCursorNode(String path) {
-        if (!path.startsWith(MANAGED_LEDGERS)) {
-            return null;
-        }
-        String rest = path.substring(MANAGED_LEDGERS.length());
-        String[] parts = rest.split("/", -1);
-        return parts.length == 5 && "persistent".equals(parts[2]) ? ROOT + "/" + rest : null;
     }
 
     public String path() {
@@ -152,26 +120,16 @@ public final class MetadataPositionStore implements PositionStore {
             if (head.isEmpty()) {
                 return takeOver(-1, emptyHead(), 0).thenApply(v -> new Loaded(null, null, 0, false));
             }
-            if (cursor.isPresent() && predates(head.get().getStat(), cursor.get().getStat())) {
+            if (cursor.isPresent() && PositionNodes.predates(head.get().getStat(), cursor.get().getStat())) {
                 log.info("{} The saved consumer positions predate the subscription's managed cursor: they are an"
                         + " earlier subscription's of this name (deleted since), not this one's; discarded", name);
                 return discard().thenApply(v -> new Loaded(null, null, 0, false));
             }
             synchronized (this) {
-                loadedWriter = writerOf(head.get().getValue());
+                loadedWriter = PositionHead.writerOf(head.get().getValue());
             }
             return read(head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
         }));
-    }
-
-    /**
-     * Whether a head was created before the cursor node was: the head of an earlier subscription of the same name
-     * (this one's head is created after its cursor, when the subscription first loads). Creation times are the
-     * metadata store's (ZooKeeper's {@code ctime}); a store that does not keep them (0) says nothing.
-     */
-    static boolean predates(Stat head, Stat cursor) {
-        return head.getCreationTimestamp() > 0 && cursor.getCreationTimestamp() > 0
-                && head.getCreationTimestamp() < cursor.getCreationTimestamp();
     }
 
     /**
@@ -180,14 +138,8 @@ public final class MetadataPositionStore implements PositionStore {
      * broker that loads it after this one crashed must open its recovery window for them.
      */
     private CompletableFuture<Void> takeOverHead(GetResult head) {
-        byte[] bytes = head.getValue();
-        boolean readable = bytes.length >= HEAD_BYTES && ByteBuffer.wrap(bytes).getInt(0) == HEAD_MAGIC;
-        byte[] rewritten = readable ? bytes.clone() : emptyHead();
-        ByteBuffer buffer = ByteBuffer.wrap(rewritten);
-        buffer.putLong(4, writerId);
-        buffer.putLong(SAVED_AT_OFFSET, Math.abs(buffer.getLong(SAVED_AT_OFFSET)));
-        int headSlot = readable ? buffer.getInt(12) : 0;
-        return takeOver(head.getStat().getVersion(), rewritten, headSlot);
+        byte[] rewritten = PositionHead.takenOver(head.getValue(), writerId);
+        return takeOver(head.getStat().getVersion(), rewritten, PositionHead.slotOf(rewritten));
     }
 
     /**
@@ -201,7 +153,7 @@ public final class MetadataPositionStore implements PositionStore {
             if (head.isEmpty()) {
                 return takeOver(-1, emptyHead(), 0);
             }
-            long now = writerOf(head.get().getValue());
+            long now = PositionHead.writerOf(head.get().getValue());
             long read;
             synchronized (this) {
                 read = loadedWriter;
@@ -228,14 +180,8 @@ public final class MetadataPositionStore implements PositionStore {
         });
     }
 
-    /** The writer id in a head's bytes; 0 when they are not a head. */
-    private static long writerOf(byte[] head) {
-        return head.length >= HEAD_BYTES && ByteBuffer.wrap(head).getInt(0) == HEAD_MAGIC
-                ? ByteBuffer.wrap(head).getLong(4) : 0;
-    }
-
     private byte[] emptyHead() {
-        return head(0, 0, 0, 0, 0, new byte[0]);
+        return PositionHead.empty(writerId);
     }
 
     /** Writes {@code head} over the version seen: a writer that saw the old version is now fenced. */
@@ -249,30 +195,23 @@ public final class MetadataPositionStore implements PositionStore {
     }
 
     private CompletableFuture<Loaded> read(GetResult head) {
-        ByteBuffer h = ByteBuffer.wrap(head.getValue());
-        if (h.remaining() < HEAD_BYTES || h.getInt() != HEAD_MAGIC) {
+        PositionHead.Fields h = PositionHead.parse(head.getValue());
+        if (h == null) {
             return CompletableFuture.completedFuture(new Loaded(null, "head node is not in format 1", 0, false));
         }
-        h.getLong();
-        int headSlot = h.getInt();
-        int chunks = h.getInt();
-        int length = h.getInt();
-        int crc = h.getInt();
-        long savedAt = h.getLong();
-        if (chunks == 0) {
-            byte[] inline = new byte[h.remaining()];
-            h.get(inline);
-            return CompletableFuture.completedFuture(decode(inline, savedAt));
+        if (h.chunks == 0) {
+            return CompletableFuture.completedFuture(decode(h.inline, h.savedAt));
         }
-        if (chunks < 0 || chunks > MAX_CHUNKS || length < chunks || length > MAX_SNAPSHOT_BYTES) {
+        String implausible = h.implausible();
+        if (implausible != null) {
             // A damaged head (it has no checksum of its own) must not start millions of reads or a huge allocation.
-            return CompletableFuture.completedFuture(new Loaded(null, "head names " + chunks + " chunks of " + length
-                    + " bytes in all (at most " + MAX_CHUNKS + " chunks, " + MAX_SNAPSHOT_BYTES + " bytes)", 0, false));
+            return CompletableFuture.completedFuture(new Loaded(null, implausible, 0, false));
         }
+        int length = h.length;
         // One at a time (ChunkReads), heads too: read together, they come back as one response above ZooKeeper's limit.
         List<CompletableFuture<Optional<GetResult>>> reads = new ArrayList<>();
-        for (int i = 0; i < chunks; i++) {
-            String chunkPath = chunkPath(headSlot, i);
+        for (int i = 0; i < h.chunks; i++) {
+            String chunkPath = chunkPath(h.slot, i);
             reads.add(chunkReads.read(() -> store.get(chunkPath)));
         }
         return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0])).thenApply(v -> {
@@ -284,10 +223,10 @@ public final class MetadataPositionStore implements PositionStore {
                 }
                 all.put(chunk.get().getValue());
             }
-            if (all.hasRemaining() || crc(all.array()) != crc) {
+            if (all.hasRemaining() || PositionHead.crc(all.array()) != h.crc) {
                 return new Loaded(null, "chunks do not match the head (length or CRC)", 0, false);
             }
-            return decode(all.array(), savedAt);
+            return decode(all.array(), h.savedAt);
         });
     }
 
@@ -335,7 +274,7 @@ public final class MetadataPositionStore implements PositionStore {
     private CompletableFuture<Void> deleteOwn() {
         return store.get(path).thenCompose(head -> {
             byte[] bytes = head.map(GetResult::getValue).orElse(null);
-            if (bytes != null && bytes.length >= HEAD_BYTES && ByteBuffer.wrap(bytes).getLong(4) != writerId) {
+            if (bytes != null && bytes.length >= PositionHead.BYTES && PositionHead.rawWriter(bytes) != writerId) {
                 log.info("{} Saved consumer positions left in place: they are another writer's (a subscription of the"
                         + " same name created since, or a new owner)", name);
                 return CompletableFuture.completedFuture(null);
@@ -392,7 +331,8 @@ public final class MetadataPositionStore implements PositionStore {
             nextSlot = 1 - slot;
         }
         if (snapshot.length <= chunkBytes) {
-            return putHead(head(nextSlot, 0, snapshot.length, 0, savedAt, snapshot), expected, nextSlot);
+            return putHead(PositionHead.encode(writerId, nextSlot, 0, snapshot.length, 0, savedAt, snapshot), expected,
+                    nextSlot);
         }
         List<CompletableFuture<?>> puts = new ArrayList<>();
         int chunks = 0;
@@ -400,7 +340,8 @@ public final class MetadataPositionStore implements PositionStore {
             byte[] chunk = java.util.Arrays.copyOfRange(snapshot, off, Math.min(snapshot.length, off + chunkBytes));
             puts.add(store.put(chunkPath(nextSlot, chunks), chunk, Optional.empty()));
         }
-        byte[] head = head(nextSlot, chunks, snapshot.length, crc(snapshot), savedAt, new byte[0]);
+        byte[] head = PositionHead.encode(writerId, nextSlot, chunks, snapshot.length, PositionHead.crc(snapshot),
+                savedAt, new byte[0]);
         return CompletableFuture.allOf(puts.toArray(new CompletableFuture[0]))
                 .thenCompose(v -> putHead(head, expected, nextSlot));
     }
@@ -430,32 +371,21 @@ public final class MetadataPositionStore implements PositionStore {
                     deleted = true;
                     log.warn("{} Saved consumer positions were deleted meanwhile (subscription deleted?): not saving"
                             + " them any more on this broker", name);
-                } else if (head.get().getValue().length < HEAD_BYTES
-                        || ByteBuffer.wrap(head.get().getValue()).getLong(4) != writerId) {
+                } else if (head.get().getValue().length < PositionHead.BYTES
+                        || PositionHead.rawWriter(head.get().getValue()) != writerId) {
                     fenced = true;
                     log.warn("{} Another broker has taken over the saved consumer positions (it owns the topic now):"
                             + " this broker stops saving them", name);
                 } else {
                     version = head.get().getStat().getVersion();
-                    slot = ByteBuffer.wrap(head.get().getValue()).getInt(12);
+                    slot = PositionHead.slotOf(head.get().getValue());
                 }
             }
         });
     }
 
-    private byte[] head(int headSlot, int chunks, int length, int crc, long savedAt, byte[] inline) {
-        return ByteBuffer.allocate(HEAD_BYTES + inline.length).putInt(HEAD_MAGIC).putLong(writerId).putInt(headSlot)
-                .putInt(chunks).putInt(length).putInt(crc).putLong(savedAt).put(inline).array();
-    }
-
     private String chunkPath(int chunkSlot, int index) {
         return path + "/" + chunkSlot + "-" + index;
-    }
-
-    private static int crc(byte[] bytes) {
-        CRC32 crc = new CRC32();
-        crc.update(bytes);
-        return (int) crc.getValue();
     }
 
     @Override

@@ -222,10 +222,10 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
 
     @Test(groups = "unit", timeOut = 60_000)
     public void ourPathMirrorsTheStockCursorNode() {
-        assertEquals(MetadataPositionStore.forCursorNode("/managed-ledgers/t/ns/persistent/topic/fleet"),
-                MetadataPositionStore.ROOT + "/t/ns/persistent/topic/fleet");
-        assertNull(MetadataPositionStore.forCursorNode("/managed-ledgers/t/ns/persistent/topic"));
-        assertNull(MetadataPositionStore.forCursorNode("/admin/policies/t/ns"));
-        assertEquals(store(metadata, 100).path(), MetadataPositionStore.ROOT + "/t/ns/persistent/topic/fleet");
+        assertEquals(PositionNodes.forCursorNode("/managed-ledgers/t/ns/persistent/topic/fleet"),
+                PositionNodes.ROOT + "/t/ns/persistent/topic/fleet");
+        assertNull(PositionNodes.forCursorNode("/managed-ledgers/t/ns/persistent/topic"));
+        assertNull(PositionNodes.forCursorNode("/admin/policies/t/ns"));
+        assertEquals(store(metadata, 100).path(), PositionNodes.ROOT + "/t/ns/persistent/topic/fleet");
     }
 }

@@ -19,7 +19,7 @@ import org.testng.annotations.Test;
  */
 public class SubscriptionOfTheSameNameTest extends InMemoryMetadata {
 
-    private static final String CURSOR = MetadataPositionStore.MANAGED_LEDGERS + "t/ns/persistent/topic/fleet";
+    private static final String CURSOR = PositionNodes.MANAGED_LEDGERS + "t/ns/persistent/topic/fleet";
 
     private MetadataPositionStore store() {
         return new MetadataPositionStore(metadata, "t/ns/persistent/topic", "fleet", "[t][fleet]", 100);
@@ -32,7 +32,7 @@ public class SubscriptionOfTheSameNameTest extends InMemoryMetadata {
 
     /** Creates the subscription's cursor node, after the store's clock has passed every node created so far. */
     private void createCursor() throws Exception {
-        long last = metadata.get(MetadataPositionStore.ROOT + "/t/ns/persistent/topic/fleet").get()
+        long last = metadata.get(PositionNodes.ROOT + "/t/ns/persistent/topic/fleet").get()
                 .map(r -> r.getStat().getCreationTimestamp()).orElse(0L);
         await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > last);
         metadata.put(CURSOR, new byte[] {1}, Optional.of(-1L)).get();
@@ -108,7 +108,7 @@ public class SubscriptionOfTheSameNameTest extends InMemoryMetadata {
         MetadataPositionStore owner = store();
         owner.load().get();
         owner.save(positions(5), null, false).get();
-        metadata.put(MetadataPositionStore.MANAGED_LEDGERS + "t/ns/persistent/topic", new byte[0], Optional.empty())
+        metadata.put(PositionNodes.MANAGED_LEDGERS + "t/ns/persistent/topic", new byte[0], Optional.empty())
                 .get(); // a managed-ledger node: not a cursor, nothing happens
         assertTrue(metadata.exists(owner.path()).get());
         metadata.delete(CURSOR, Optional.empty()).get();
