@@ -5,6 +5,9 @@ import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
 import io.github.pulsarbroadcast.broadcast.cursor.CursorRules;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
+import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -54,7 +57,7 @@ final class SubscriptionEngine {
     private final RecoveryWindow recovery;
     private volatile boolean closed;
     /** The positions captured by {@link #close}, for {@link #reopen}; volatile (stock threads). */
-    private volatile java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> positionsAtClose;
+    private volatile List<SavedPosition> positionsAtClose;
     /** Reset-cursor operations under way: while any runs, no joins and no mark-delete. */
     private final ResetGate resets = new ResetGate();
     /** Asked under the positions' lock at the start of each scan. */
@@ -78,10 +81,7 @@ final class SubscriptionEngine {
         this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop, nanoClock,
                 recovery::joinFloor);
         if (start.restored != null) {
-            // Kept at least the grace from the load, whatever the retention: their consumers are on their way back.
-            long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
-            int expired = cursors.restore(start.restored, nanoClock.getAsLong(), loop.wallMillis(),
-                    Math.max(retentionNanos(), grace), grace, storage.markDeleted(), rules);
+            int expired = restore(start.restored);
             counters.retainedExpired.add(expired);
             log.info("{} Restored {} saved consumer positions ({} had expired)", name, start.restored.size() - expired,
                     expired);
@@ -90,6 +90,16 @@ final class SubscriptionEngine {
             recovery.open(start.joinFloor, start.windowNanos >= 0 ? start.windowNanos
                     : TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
         }
+    }
+
+    /**
+     * Restores saved or captured positions, each kept at least the grace from now, whatever the retention (their
+     * consumers are on their way back), and no lower than the mark-delete position; returns how many had expired.
+     */
+    private int restore(List<SavedPosition> saved) {
+        long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
+        return cursors.restore(saved, nanoClock.getAsLong(), loop.wallMillis(), Math.max(retentionNanos(), grace),
+                grace, storage.markDeleted(), rules);
     }
 
     private long retentionNanos() {
@@ -135,7 +145,7 @@ final class SubscriptionEngine {
      * recent (three sync intervals, at least 3 s); otherwise this call makes it, over {@code connected} and every
      * position.
      */
-    SubscriptionSnapshot snapshot(java.util.Collection<BroadcastConsumer> connected) {
+    SubscriptionSnapshot snapshot(Collection<BroadcastConsumer> connected) {
         long now = nanoClock.getAsLong();
         long maxAge = TimeUnit.MILLISECONDS.toNanos(Math.max(3_000, 3 * config.markDeleteIntervalMs()));
         ConsumerSummaries.Summary summary = summaries.latest(now, maxAge);
@@ -391,12 +401,10 @@ final class SubscriptionEngine {
      * at once.
      */
     void reopen() {
-        java.util.List<io.github.pulsarbroadcast.broadcast.positions.SavedPosition> atClose = positionsAtClose;
+        List<SavedPosition> atClose = positionsAtClose;
         positionsAtClose = null;
         if (atClose != null) {
-            long grace = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
-            cursors.restore(atClose, nanoClock.getAsLong(), loop.wallMillis(), Math.max(retentionNanos(), grace),
-                    grace, storage.markDeleted(), rules);
+            restore(atClose);
             recovery.open(null);
         }
         positions.reopen();
