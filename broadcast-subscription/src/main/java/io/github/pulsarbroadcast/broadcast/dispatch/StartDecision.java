@@ -5,8 +5,12 @@ import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore.Loaded;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import org.apache.pulsar.broker.service.BrokerServiceException.ServiceUnitNotReadyException;
+import org.apache.pulsar.broker.service.BrokerServiceException.TopicFencedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,18 +33,24 @@ final class StartDecision {
     }
 
     /**
-     * Loads the saved positions and decides the start, at {@code wallClock}'s time when the load completes. After a
-     * load that failed, the subscription starts with no positions and its recovery window at the mark-delete position;
-     * before it starts, what the store holds is replaced by exactly that (no positions, no join floor, not saved on
-     * close), which also takes the store over. Otherwise, until this broker's first save, the store would still hold
-     * the previous owner's snapshot: its "saved on close" mark (after a crash of this broker the next owner would open
-     * no recovery window) and its join floor, above the mark-delete position where this broker's window starts
+     * Loads the saved positions and decides the start, at {@code wallClock}'s time when the load completes.
+     *
+     * <p>After a load that failed, the subscription starts with no positions and its recovery window at the
+     * mark-delete position, and before it starts, what the store holds is replaced by exactly that (no positions, no
+     * join floor, not saved on close). Otherwise, until this broker's first save, the store would still hold the
+     * previous owner's snapshot: its "saved on close" mark (after a crash of this broker the next owner would open no
+     * recovery window) and its join floor, above the mark-delete position where this broker's window starts
      * consumers it does not know (the next owner would start such a consumer at that floor, past what it was sent).
-     * Found by the dispatch model test once loads could fail (regression, thirtieth session). A save that fails too
-     * leaves it to the first periodic save, as before.
+     * Found by the dispatch model test once loads could fail (regression, thirtieth session). The replacement is made
+     * only while {@code stillServed} says the topic is served here, and the store makes it only while this broker
+     * owns the topic ({@link PositionStore#isFenced} otherwise); when it is not made, or fails (the metadata store
+     * that failed the load may still be failing), the installation is refused and the client retries it: a
+     * subscription that started anyway would leave the previous owner's snapshot in place (a review, thirtieth
+     * session).
      */
     static CompletableFuture<SubscriptionStart> resume(PositionStore store, BroadcastConfig config,
-                                                       LongSupplier wallClock, String logName) {
+                                                       LongSupplier wallClock, BooleanSupplier stillServed,
+                                                       String logName) {
         if (config.positionSyncIntervalMs() == 0) {
             return CompletableFuture.completedFuture(new SubscriptionStart(store, null, true));
         }
@@ -49,14 +59,30 @@ final class StartDecision {
                 return CompletableFuture.completedFuture(decide(store, loaded, null, wallClock.getAsLong(), config,
                         logName));
             }
-            return store.save(List.of(), null, false).handle((v, saveFailed) -> {
-                if (saveFailed != null) {
-                    log.warn("{} Could not replace the saved consumer positions after their load failed (the first"
-                            + " periodic save will): {}", logName, saveFailed.toString());
-                }
-                return decide(store, null, e, wallClock.getAsLong(), config, logName);
-            });
+            return replaceAfterFailedLoad(store, stillServed, logName, e)
+                    .thenApply(v -> decide(store, null, e, wallClock.getAsLong(), config, logName));
         }).thenCompose(start -> start);
+    }
+
+    /** The replacement of what the store holds after a failed load ({@link #resume}); fails when it is not made. */
+    private static CompletableFuture<Void> replaceAfterFailedLoad(PositionStore store, BooleanSupplier stillServed,
+                                                                  String logName, Throwable loadFailure) {
+        if (!stillServed.getAsBoolean()) {
+            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
+        }
+        return store.save(List.of(), null, false).handle((v, saveFailed) -> {
+            if (saveFailed == null && !store.isFenced()) {
+                return null;
+            }
+            if (saveFailed == null) {
+                throw new CompletionException(new TopicFencedException("Topic is closing"));
+            }
+            log.warn("{} Could neither read the saved consumer positions ({}) nor replace them ({}): the subscribe"
+                    + " is refused, and the client retries it", logName, loadFailure.toString(),
+                    saveFailed.toString());
+            throw new CompletionException(new ServiceUnitNotReadyException("Broadcast subscription " + logName
+                    + ": its saved consumer positions could not be read or replaced (" + saveFailed + "); retry"));
+        });
     }
 
     /** The start from a load's outcome: {@code loaded}, or its failure {@code e}. */

@@ -174,7 +174,8 @@ public final class SubscriptionInstaller {
                 return new SubscriptionStart(store, null, false);
             });
         }
-        return StartDecision.resume(store, service.config(), System::currentTimeMillis, logName);
+        return StartDecision.resume(store, service.config(), System::currentTimeMillis,
+                () -> BroadcastSubscription.servedHere(topic), logName);
     }
 
     /**

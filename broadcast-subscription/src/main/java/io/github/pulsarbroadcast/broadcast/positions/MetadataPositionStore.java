@@ -20,16 +20,15 @@ import org.slf4j.LoggerFactory;
  * {@link PositionNodes#ROOT} (the same path, encoded the same way, as the subscription's managed cursor under
  * {@code /managed-ledgers}).
  *
- * <p>That node, the head ({@link PositionHead}), holds the snapshot itself when it fits in {@link #chunkBytes} (one atomic write), otherwise
- * where it is: chunk nodes {@code <slot>-<i>} written before the head, in the slot the current head does not use,
+ * <p>That node, the head ({@link PositionHead}), holds the snapshot itself when it fits in {@link #chunkBytes} (one
+ * atomic write), otherwise where it is: chunk nodes {@code <slot>-<i>} written before the head, in the slot the current head does not use,
  * with the length and CRC32 of the whole, so a crash between the chunks and the head leaves the previous snapshot
  * intact. Every head write is conditional on the version this store last saw: {@link #load} and {@link #discard}
  * write the head once with this store's own writer id, so a broker that lost the topic (paused past its session, say)
  * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
  * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
  * loss). A store whose load or discard failed before that write takes the head over before its first save (the
- * installer saves at once after a failed load), or, when
- * another store took it over since its load read it and this broker no longer owns the topic, stands down. A head
+ * installer saves at once after a failed load) while this broker owns the topic, and otherwise stands down. A head
  * taken over no longer says its snapshot was saved on close. A head created before the subscription's managed cursor
  * node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link #load}
  * discards it rather than resume this subscription's consumers from it.
@@ -64,11 +63,6 @@ public final class MetadataPositionStore implements PositionStore {
      * {@link #discard}, or the take-over before a first save after those failed).
      */
     private long version = -1;
-    /**
-     * The writer id in the head {@link #load} read (0: none read, or an empty or unreadable head). Guarded by
-     * {@code this}.
-     */
-    private long loadedWriter;
     private int slot;
     private boolean fenced;
     private boolean deleted;
@@ -125,9 +119,6 @@ public final class MetadataPositionStore implements PositionStore {
                         + " earlier subscription's of this name (deleted since), not this one's; discarded", name);
                 return discard().thenApply(v -> new Loaded(null, null, 0, false));
             }
-            synchronized (this) {
-                loadedWriter = PositionHead.writerOf(head.get().getValue());
-            }
             return read(head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
         }));
     }
@@ -145,27 +136,23 @@ public final class MetadataPositionStore implements PositionStore {
     /**
      * Before the first write of a store whose {@link #load} or {@link #discard} failed before it took the head over:
      * takes the head over as it is now, so that the write is conditional on it (without this, the write would ask to
-     * create a head that exists, fail, and fence this broker for as long as it owns the topic); or stands down when
-     * another store took the head over since the load read it and this broker no longer owns the topic.
+     * create a head that exists, fail, and fence this broker for as long as it owns the topic), while this broker owns
+     * the topic; otherwise stands down.
      */
     private CompletableFuture<Void> takeOverNow() {
         return chunkReads.read(() -> store.get(path)).thenCompose(head -> {
             if (head.isEmpty()) {
                 return takeOver(-1, emptyHead(), 0);
             }
-            long now = PositionHead.writerOf(head.get().getValue());
-            long read;
-            synchronized (this) {
-                read = loadedWriter;
-            }
-            if (read == 0 || now == 0 || now == read || now == writerId) {
+            if (PositionHead.writerOf(head.get().getValue()) == writerId) {
                 return takeOverHead(head.get());
             }
-            // Another store took the head over after this one's load read it. When this broker no longer owns the
-            // topic, that store is its new owner's, and taking the head back would stop the new owner's saves (a
-            // review, twenty-ninth session): stand down. While it owns the topic (serves it, or still holds its
-            // bundle while closing it), the other store is the stale one (an orphaned installation, a late save of
-            // the previous owner), which its next write finds; when ownership cannot be told, as before.
+            // Another store's head: its new owner's, when this broker no longer owns the topic, and taking it over
+            // would stop the new owner's saves (a review, twenty-ninth session), or wipe the previous owner's snapshot
+            // before the new owner reads it (the replacement after a failed load; a review, thirtieth session): stand
+            // down. While it owns the topic (serves it, or still holds its bundle while closing it), the other store is
+            // the previous owner's or a stale one (an orphaned installation, a late save of the previous owner), which
+            // its next write finds; when ownership cannot be told, as before.
             return ownsTopic.get().exceptionally(e -> true).thenCompose(owns -> {
                 if (owns) {
                     return takeOverHead(head.get());
@@ -173,8 +160,8 @@ public final class MetadataPositionStore implements PositionStore {
                 synchronized (this) {
                     fenced = true;
                 }
-                log.warn("{} Another broker took over the saved consumer positions after this one read them, and this"
-                        + " broker no longer owns the topic: it does not save them", name);
+                log.warn("{} The saved consumer positions are another store's, and this broker no longer owns the"
+                        + " topic: it does not save them", name);
                 return CompletableFuture.<Void>completedFuture(null);
             });
         });

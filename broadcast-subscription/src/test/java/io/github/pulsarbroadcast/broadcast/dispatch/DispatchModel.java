@@ -527,7 +527,8 @@ final class DispatchModel implements ModelHarness.Deliveries {
         // did not answer), and the new owner then has no saved positions at all.
         boolean loadFails = config.positionSyncIntervalMs() > 0 && faults.nextInt(4) == 0;
         positions.failNextLoad = loadFails;
-        SubscriptionStart start = StartDecision.resume(positions, config, world::wallMillis, "[model]").join();
+        SubscriptionStart start = StartDecision.resume(positions, config, world::wallMillis, () -> true,
+                "[model]").join();
         positions.failNextLoad = false;
         if (loadFails) {
             note("its load failed");

@@ -4,12 +4,16 @@ import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
 import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import io.github.pulsarbroadcast.broadcast.positions.JoinFloor;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.apache.pulsar.broker.service.BrokerServiceException.ServiceUnitNotReadyException;
+import org.apache.pulsar.broker.service.BrokerServiceException.TopicFencedException;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.Test;
 
@@ -37,11 +41,11 @@ public class StartAfterFailureTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void aFailedLoadReplacesThePreviousOwnersSnapshotBeforeTheSubscriptionStarts() {
         ModelHarness world = new ModelHarness();
-        ModelPositionStore store = new ModelPositionStore(world::wallMillis);
-        store.save(List.of(new SavedPosition("car-a", 3, 7, new long[0], 0)), new JoinFloor(5, 40), true);
+        ModelPositionStore store = previousOwnersCloseSave(world);
         store.failNextLoad = true;
 
-        SubscriptionStart start = StartDecision.resume(store, CONFIG, world::wallMillis, "[t][s]").join();
+        SubscriptionStart start = StartDecision.resume(store, CONFIG, world::wallMillis, () -> true, "[t][s]")
+                .join();
 
         assertTrue(start.recovering, "no positions read: the recovery window opens");
         assertNull(start.restored);
@@ -53,6 +57,47 @@ public class StartAfterFailureTest {
                 CONFIG, "[t][s]");
         assertTrue(afterCrash.recovering, "a crash here opens the next owner's window");
         assertNull(afterCrash.joinFloor, "from the mark-delete position, as here");
+    }
+
+    /**
+     * A review of the fix above (thirtieth session): when the replacement fails too (the metadata store that failed
+     * the load may still be failing), a subscription that started anyway would leave the previous owner's snapshot in
+     * place; the subscribe is refused instead (the client retries it), and nothing of the store changes.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aFailedLoadWhoseReplacementFailsTooRefusesTheSubscribe() {
+        ModelHarness world = new ModelHarness();
+        ModelPositionStore store = previousOwnersCloseSave(world);
+        store.failNextLoad = true;
+        store.failNextSaveLater = new IllegalStateException("simulated: the metadata store did not answer");
+
+        CompletionException refused = expectThrows(CompletionException.class,
+                () -> StartDecision.resume(store, CONFIG, world::wallMillis, () -> true, "[t][s]").join());
+
+        assertTrue(refused.getCause() instanceof ServiceUnitNotReadyException, refused.toString());
+        assertTrue(refused.getCause().getMessage().contains("retry"), refused.getCause().getMessage());
+        assertTrue(store.savedOnClose, "the store is as it was");
+        assertEquals(store.saves, 1);
+    }
+
+    /** A review (thirtieth session): no replacement for a topic this broker no longer serves; the subscribe fails. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aFailedLoadOfATopicNoLongerServedHereReplacesNothing() {
+        ModelHarness world = new ModelHarness();
+        ModelPositionStore store = previousOwnersCloseSave(world);
+        store.failNextLoad = true;
+
+        CompletionException refused = expectThrows(CompletionException.class,
+                () -> StartDecision.resume(store, CONFIG, world::wallMillis, () -> false, "[t][s]").join());
+
+        assertTrue(refused.getCause() instanceof TopicFencedException, refused.toString());
+        assertEquals(store.saves, 1, "nothing written");
+    }
+
+    private static ModelPositionStore previousOwnersCloseSave(ModelHarness world) {
+        ModelPositionStore store = new ModelPositionStore(world::wallMillis);
+        store.save(List.of(new SavedPosition("car-a", 3, 7, new long[0], 0)), new JoinFloor(5, 40), true);
+        return store;
     }
 
     /**

@@ -165,10 +165,49 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
     }
 
     /**
-     * A previous owner's saved head; then a store whose load reads it and fails to take it over (an injected failure
-     * of its one write), on a broker that owns the topic or no longer does.
+     * Regression (thirtieth session, a review): after a failed load the installer replaces what the store holds
+     * before the subscription starts. A store whose load read nothing (its read of the head failed) took over
+     * whatever head stood there by then without asking whether this broker still owns the topic: when that was a newer
+     * owner's head, it stopped the owner's saves for as long as it owned the topic.
      */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aStoreWhoseLoadReadNothingDoesNotTakeANewerOwnersHead() throws Exception {
+        MetadataPositionStore stale = storeWhoseLoadFails(false, FaultInjectionMetadataStore.OperationType.GET);
+        MetadataPositionStore owner = store(metadata, 100);
+        owner.load().get();
+        owner.save(positions(150, 9), null, false).get();
+        stale.save(List.of(), null, false).get();
+        assertTrue(stale.isFenced(), "the stale store stands down");
+        owner.save(positions(150, 11), null, false).get();
+        assertFalse(owner.isFenced(), "the owner keeps saving");
+        assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 11);
+    }
+
+    /**
+     * Regression (thirtieth session, a review): a store whose load read the previous owner's head, on a broker that
+     * lost the topic before the new owner loaded it, took that head over at its replacement after the failed load and
+     * wiped the previous owner's snapshot: the new owner then restored nothing.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aStoreOfATopicThisBrokerNoLongerOwnsLeavesThePreviousOwnersSnapshot() throws Exception {
+        MetadataPositionStore stale = storeWhoseLoadFails(false, FaultInjectionMetadataStore.OperationType.PUT);
+        stale.save(List.of(), null, false).get();
+        assertTrue(stale.isFenced(), "the stale store stands down");
+        assertEquals(store(metadata, 100).load().get().positions.size(), 200, "the previous owner's snapshot");
+    }
+
+    /** As below, the injected failure in the load's one write. */
     private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic) throws Exception {
+        return storeWhoseLoadFails(ownsTopic, FaultInjectionMetadataStore.OperationType.PUT);
+    }
+
+    /**
+     * A previous owner's saved head; then a store whose load fails, on a broker that owns the topic or no longer does:
+     * an injected failure of its read of the head ({@code GET}: it read nothing) or of its one write ({@code PUT}: it
+     * read the head and failed to take it over).
+     */
+    private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic, FaultInjectionMetadataStore.OperationType
+            failing) throws Exception {
         MetadataPositionStore previous = store(metadata, 100);
         previous.load().get();
         previous.save(positions(200, 5), null, false).get();
@@ -176,7 +215,7 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         MetadataPositionStore store = new MetadataPositionStore(faulty, "t/ns/persistent/topic", "fleet", "[t][fleet]",
                 100, new ChunkReads(), () -> java.util.concurrent.CompletableFuture.completedFuture(ownsTopic));
         faulty.failConditional(new MetadataStoreException("injected"),
-                (op, path) -> op == FaultInjectionMetadataStore.OperationType.PUT && path.equals(store.path()));
+                (op, path) -> op == failing && path.equals(store.path()));
         expectThrows(ExecutionException.class, () -> store.load().get());
         return store;
     }
