@@ -11,6 +11,7 @@ import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
@@ -130,7 +131,21 @@ public class BroadcastRedeliveryAndFlowTest extends BroadcastTestBase {
             // 2026-11-27 counted 381 catch-up entries where the assertion below wants at least 390).
             BroadcastDispatcher dispatcher = dispatcher(topic, "fleet");
             await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.counters().tailEntriesRead() == total);
-            // Two consumers join together at the subscription's retained start (the keeper has acked nothing).
+            // Two consumers join together at the subscription's retained start (the keeper has acked nothing). The
+            // dispatch thread is held until both are attached, so that both joins and first flows run in one turn:
+            // subscribed one after the other, the first could start catching up before the second joined, and the
+            // two then read apart (a run on 2026-11-28 counted 670 catch-up entries, about two full passes).
+            CountDownLatch hold = new CountDownLatch(1);
+            CountDownLatch held = new CountDownLatch(1);
+            dispatcher.runInDispatchOrder(() -> {
+                held.countDown();
+                try {
+                    hold.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(held.await(10, TimeUnit.SECONDS), "the dispatch thread is held");
             java.util.concurrent.CompletableFuture<Consumer<String>> a = Broadcast.configure(
                     client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet").consumerName("late-a")
                     .subscriptionInitialPosition(org.apache.pulsar.client.api.SubscriptionInitialPosition.Earliest)
@@ -139,6 +154,11 @@ public class BroadcastRedeliveryAndFlowTest extends BroadcastTestBase {
                     client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet").consumerName("late-b")
                     .subscriptionInitialPosition(org.apache.pulsar.client.api.SubscriptionInitialPosition.Earliest)
                     .subscribeAsync();
+            try {
+                await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.getConsumers().size() == 3);
+            } finally {
+                hold.countDown();
+            }
             try (Consumer<String> lateA = a.get(); Consumer<String> lateB = b.get()) {
                 assertEquals(receive(lateA, total), sent);
                 assertEquals(receive(lateB, total), sent);

@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How a broadcast subscription whose managed cursor exists starts on this broker, from what its {@link PositionStore}
- * holds: with its saved positions; in the recovery window when they cannot be read or come from a crash (duplicates,
- * never loss); for what is left of a window a graceful move carried over. The installer and the dispatch model both
+ * holds: with its saved positions; in the recovery window when they are unreadable or come from a crash, or their
+ * read failed and they could be replaced (duplicates, never loss; refused when they could not); for what is left of a
+ * window a graceful move carried over. The installer and the dispatch model both
  * start a subscription through {@link #resume}, so the model checks the installer's own decision.
  *
  * <p>Threading: stateless; {@link #resume} completes on whatever thread completes the store's futures.
@@ -109,7 +110,8 @@ final class StartDecision {
         String why = e != null ? "reading them failed: " + e : loaded.problem != null
                 ? "they are unreadable: " + loaded.problem : "none were saved";
         log.warn("{} No saved consumer positions ({}): consumers that were attached resume at the mark-delete"
-                + " position during the next {} s (duplicates, not loss)", logName, why, config.reconnectGraceSeconds());
+                + " position during the next {} s (duplicates, not loss)", logName, why,
+                config.reconnectGraceSeconds());
         boolean read = e == null && loaded.found();
         return new SubscriptionStart(store, read ? loaded.positions : null, true, read ? loaded.joinFloor : null);
     }

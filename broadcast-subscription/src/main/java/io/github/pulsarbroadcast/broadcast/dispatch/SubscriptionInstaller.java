@@ -7,11 +7,11 @@ import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.namespace.NamespaceService;
 import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
+import org.apache.pulsar.broker.service.BrokerServiceException.ServiceUnitNotReadyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
 import org.apache.pulsar.broker.service.BrokerServiceException.TopicFencedException;
@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * Before adopting an existing cursor it loads the consumers' saved positions ({@link PositionStore#load}); a new
  * subscription discards whatever was saved under its name before ({@link PositionStore#discard}).
  *
- * <p>Threading: runs on whatever thread completes the topic lookup. {@link #installing} (concurrent) makes the
- * many subscribes that arrive together after a topic move wait for one load and adoption; adoption swaps the map
+ * <p>Threading: runs on whatever thread completes the topic lookup. {@link #installing} ({@link InstallFlights}) makes
+ * the many subscribes that arrive together after a topic move wait for one load and adoption; adoption swaps the map
  * entry with compare-and-remove then put-if-absent, and retries if another thread raced it.
  */
 public final class SubscriptionInstaller {
@@ -54,8 +54,12 @@ public final class SubscriptionInstaller {
     static final String DEDUPLICATION_CURSOR = "pulsar.dedup";
 
     private final BroadcastService service;
-    /** Installations under way, by topic and subscription. */
-    private final ConcurrentHashMap<String, CompletableFuture<Void>> installing = new ConcurrentHashMap<>();
+    /**
+     * Installations under way, by topic and subscription; waiters of one refused as not ready, or because the topic is
+     * closing, are refused the same way.
+     */
+    private final InstallFlights installing = new InstallFlights(e -> e instanceof ServiceUnitNotReadyException
+            || e instanceof TopicFencedException);
 
     public SubscriptionInstaller(BroadcastService service) {
         this.service = service;
@@ -72,26 +76,9 @@ public final class SubscriptionInstaller {
         if (existing instanceof BroadcastSubscription) {
             return CompletableFuture.completedFuture(null);
         }
-        String key = topic.getName() + "\0" + name;
-        CompletableFuture<Void> mine = new CompletableFuture<>();
-        CompletableFuture<Void> running = installing.putIfAbsent(key, mine);
-        if (running != null) {
-            // Another subscribe is installing it: wait, then look again (it may have failed, or been a stock one).
-            return running.handle((v, e) -> null).thenCompose(v -> install(topic, name, initialPosition,
-                    requestedProperties, allowCreate));
-        }
-        CompletableFuture<Void> done;
-        try {
-            done = installOnce(topic, name, initialPosition, requestedProperties, allowCreate);
-        } catch (RuntimeException e) {
-            // Never leave the entry behind: every later subscribe of this subscription on the broker would wait on it.
-            done = CompletableFuture.failedFuture(e);
-        }
-        done.whenComplete((v, e) -> {
-            installing.remove(key, mine);
-            mine.complete(null);
-        });
-        return done;
+        return installing.run(topic.getName() + "\0" + name,
+                () -> installOnce(topic, name, initialPosition, requestedProperties, allowCreate),
+                () -> install(topic, name, initialPosition, requestedProperties, allowCreate));
     }
 
     private CompletableFuture<Void> installOnce(PersistentTopic topic, String name, InitialPosition initialPosition,
@@ -151,8 +138,9 @@ public final class SubscriptionInstaller {
     }
 
     /**
-     * How the subscription starts: with its saved positions when its cursor existed and they can be read; in the
-     * recovery window when they cannot (duplicates, never loss); afresh, with nothing saved, when it is new.
+     * How the subscription starts ({@link StartDecision}): with its saved positions when its cursor existed and they
+     * can be read; in the recovery window when they are unreadable, or their read failed and they could be replaced
+     * (duplicates, never loss; refused when they could not); afresh, with nothing saved, when it is new.
      */
     private CompletableFuture<SubscriptionStart> start(PersistentTopic topic, String name, boolean cursorExisted) {
         if (!BroadcastSubscription.servedHere(topic)) {

@@ -21,17 +21,17 @@ import org.slf4j.LoggerFactory;
  * {@code /managed-ledgers}).
  *
  * <p>That node, the head ({@link PositionHead}), holds the snapshot itself when it fits in {@link #chunkBytes} (one
- * atomic write), otherwise where it is: chunk nodes {@code <slot>-<i>} written before the head, in the slot the current head does not use,
- * with the length and CRC32 of the whole, so a crash between the chunks and the head leaves the previous snapshot
- * intact. Every head write is conditional on the version this store last saw: {@link #load} and {@link #discard}
- * write the head once with this store's own writer id, so a broker that lost the topic (paused past its session, say)
- * fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of the current
- * snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position (duplicates, never
- * loss). A store whose load or discard failed before that write takes the head over before its first save (the
- * installer saves at once after a failed load) while this broker owns the topic, and otherwise stands down. A head
- * taken over no longer says its snapshot was saved on close. A head created before the subscription's managed cursor
- * node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link #load}
- * discards it rather than resume this subscription's consumers from it.
+ * atomic write), otherwise where it is: chunk nodes {@code <slot>-<i>} written before the head, in the slot the current
+ * head does not use, with the length and CRC32 of the whole, so a crash between the chunks and the head leaves the
+ * previous snapshot intact. Every head write is conditional on the version this store last saw: {@link #load} and
+ * {@link #discard} write the head once with this store's own writer id, so a broker that lost the topic (paused past
+ * its session, say) fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of
+ * the current snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position
+ * (duplicates, never loss). A store whose load or discard failed before that write takes the head over before its first
+ * save (the installer saves at once after a failed load) while this broker owns the topic, and otherwise stands down. A
+ * head taken over no longer says its snapshot was saved on close. A head created before the subscription's managed
+ * cursor node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link
+ * #load} discards it rather than resume this subscription's consumers from it.
  *
  * <p>Threading: any thread; writes are chained on {@link #tail} (guarded by {@code this}) and run one at a time;
  * {@link #version}, {@link #slot} and the flags are guarded by {@code this}.
@@ -89,7 +89,8 @@ public final class MetadataPositionStore implements PositionStore {
      * head another store took over since, when it no longer does.
      */
     public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
-                                 int chunkBytes, ChunkReads chunkReads, Supplier<CompletableFuture<Boolean>> ownsTopic) {
+                                 int chunkBytes, ChunkReads chunkReads,
+                                 Supplier<CompletableFuture<Boolean>> ownsTopic) {
         this.ownsTopic = ownsTopic;
         this.store = store;
         this.path = PositionNodes.positions(managedLedgerName, cursorName);
@@ -153,7 +154,7 @@ public final class MetadataPositionStore implements PositionStore {
             // down. While it owns the topic (serves it, or still holds its bundle while closing it), the other store is
             // the previous owner's or a stale one (an orphaned installation, a late save of the previous owner), which
             // its next write finds; when ownership cannot be told, as before.
-            return ownsTopic.get().exceptionally(e -> true).thenCompose(owns -> {
+            return ownsOrUnknown().thenCompose(owns -> {
                 if (owns) {
                     return takeOverHead(head.get());
                 }
@@ -165,6 +166,15 @@ public final class MetadataPositionStore implements PositionStore {
                 return CompletableFuture.<Void>completedFuture(null);
             });
         });
+    }
+
+    /** Whether this broker owns the topic; true when that cannot be told (as before ownership was asked). */
+    private CompletableFuture<Boolean> ownsOrUnknown() {
+        try {
+            return ownsTopic.get().exceptionally(e -> true);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(true);
+        }
     }
 
     private byte[] emptyHead() {

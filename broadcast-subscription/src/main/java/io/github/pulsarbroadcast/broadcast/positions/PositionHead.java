@@ -93,7 +93,7 @@ final class PositionHead {
         return readable(bytes) ? rawWriter(bytes) : 0;
     }
 
-    /** The 8 bytes where a head holds its writer id, whatever the magic says ({@code bytes} at least {@link #BYTES}). */
+    /** Where a head holds its writer id, whatever the magic says ({@code bytes} at least {@link #BYTES} long). */
     static long rawWriter(byte[] bytes) {
         return ByteBuffer.wrap(bytes).getLong(WRITER_OFFSET);
     }
