@@ -132,29 +132,33 @@ public class BroadcastRedeliveryAndFlowTest extends BroadcastTestBase {
             BroadcastDispatcher dispatcher = dispatcher(topic, "fleet");
             await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.counters().tailEntriesRead() == total);
             // Two consumers join together at the subscription's retained start (the keeper has acked nothing). The
-            // dispatch thread is held until both are attached, so that both joins and first flows run in one turn:
-            // subscribed one after the other, the first could start catching up before the second joined, and the
-            // two then read apart (a run on 2026-11-28 counted 670 catch-up entries, about two full passes).
+            // dispatch thread is held until both are attached, so that both joins run in one turn: subscribed one after
+            // the other, the first could start catching up before the second joined, and the two then read apart (a
+            // run on 2026-11-28 counted 670 catch-up entries, about two full passes). A flow that arrives after the
+            // release still finds the other consumer's first read in flight from the same start (a few tens of
+            // entries read twice at most).
             CountDownLatch hold = new CountDownLatch(1);
             CountDownLatch held = new CountDownLatch(1);
-            dispatcher.runInDispatchOrder(() -> {
-                held.countDown();
-                try {
-                    hold.await(60, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-            assertTrue(held.await(10, TimeUnit.SECONDS), "the dispatch thread is held");
-            java.util.concurrent.CompletableFuture<Consumer<String>> a = Broadcast.configure(
-                    client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet").consumerName("late-a")
-                    .subscriptionInitialPosition(org.apache.pulsar.client.api.SubscriptionInitialPosition.Earliest)
-                    .subscribeAsync();
-            java.util.concurrent.CompletableFuture<Consumer<String>> b = Broadcast.configure(
-                    client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet").consumerName("late-b")
-                    .subscriptionInitialPosition(org.apache.pulsar.client.api.SubscriptionInitialPosition.Earliest)
-                    .subscribeAsync();
+            java.util.concurrent.CompletableFuture<Consumer<String>> a;
+            java.util.concurrent.CompletableFuture<Consumer<String>> b;
             try {
+                dispatcher.runInDispatchOrder(() -> {
+                    held.countDown();
+                    try {
+                        hold.await(60, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                assertTrue(held.await(10, TimeUnit.SECONDS), "the dispatch thread is held");
+                a = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
+                        .consumerName("late-a")
+                        .subscriptionInitialPosition(org.apache.pulsar.client.api.SubscriptionInitialPosition.Earliest)
+                        .subscribeAsync();
+                b = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
+                        .consumerName("late-b")
+                        .subscriptionInitialPosition(org.apache.pulsar.client.api.SubscriptionInitialPosition.Earliest)
+                        .subscribeAsync();
                 await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.getConsumers().size() == 3);
             } finally {
                 hold.countDown();

@@ -79,7 +79,7 @@ final class StartDecision {
                 throw new CompletionException(new TopicFencedException("Topic is closing"));
             }
             log.warn("{} Could neither read the saved consumer positions ({}) nor replace them ({}): the subscribe"
-                    + " is refused, and the client retries it", logName, loadFailure.toString(),
+                    + " is refused as not ready", logName, loadFailure.toString(),
                     saveFailed.toString());
             throw new CompletionException(new ServiceUnitNotReadyException("Broadcast subscription " + logName
                     + ": its saved consumer positions could not be read or replaced (" + saveFailed + "); retry"));

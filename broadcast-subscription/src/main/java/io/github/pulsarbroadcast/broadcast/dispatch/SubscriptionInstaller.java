@@ -7,11 +7,11 @@ import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.namespace.NamespaceService;
 import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
-import org.apache.pulsar.broker.service.BrokerServiceException.ServiceUnitNotReadyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionNotFoundException;
 import org.apache.pulsar.broker.service.BrokerServiceException.TopicFencedException;
@@ -55,11 +55,15 @@ public final class SubscriptionInstaller {
 
     private final BroadcastService service;
     /**
-     * Installations under way, by topic and subscription; waiters of one refused as not ready, or because the topic is
-     * closing, are refused the same way.
+     * The failures of an installation that its waiters (for the same topic object) share: all but those another
+     * subscribe may fare otherwise with, a subscription not found (an admin call may not create it, a subscribe may)
+     * and one busy or changing (a race that the next attempt resolves).
      */
-    private final InstallFlights installing = new InstallFlights(e -> e instanceof ServiceUnitNotReadyException
-            || e instanceof TopicFencedException);
+    static final Predicate<Throwable> SHARED_FAILURES = e -> !(e instanceof SubscriptionNotFoundException)
+            && !(e instanceof SubscriptionBusyException);
+
+    /** Installations under way, by topic and subscription. */
+    private final InstallFlights installing = new InstallFlights(SHARED_FAILURES);
 
     public SubscriptionInstaller(BroadcastService service) {
         this.service = service;
@@ -76,7 +80,7 @@ public final class SubscriptionInstaller {
         if (existing instanceof BroadcastSubscription) {
             return CompletableFuture.completedFuture(null);
         }
-        return installing.run(topic.getName() + "\0" + name,
+        return installing.run(topic.getName() + "\0" + name, topic,
                 () -> installOnce(topic, name, initialPosition, requestedProperties, allowCreate),
                 () -> install(topic, name, initialPosition, requestedProperties, allowCreate));
     }

@@ -196,9 +196,29 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         assertEquals(store(metadata, 100).load().get().positions.size(), 200, "the previous owner's snapshot");
     }
 
+    /**
+     * An ownership check that throws (rather than fail its future) counts as "cannot be told", as a failed one does:
+     * the store takes the head over as it did before ownership was asked (a review, thirtieth session, found the
+     * exception failed the save instead).
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void anOwnershipCheckThatThrowsCountsAsUnknown() throws Exception {
+        MetadataPositionStore store = storeWhoseLoadFails(() -> {
+            throw new IllegalStateException("simulated: no bundle for the topic");
+        }, FaultInjectionMetadataStore.OperationType.PUT);
+        store.save(positions(150, 9), null, false).get();
+        assertFalse(store.isFenced());
+        assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 9);
+    }
+
     /** As below, the injected failure in the load's one write. */
     private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic) throws Exception {
         return storeWhoseLoadFails(ownsTopic, FaultInjectionMetadataStore.OperationType.PUT);
+    }
+
+    private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic, FaultInjectionMetadataStore.OperationType
+            failing) throws Exception {
+        return storeWhoseLoadFails(() -> java.util.concurrent.CompletableFuture.completedFuture(ownsTopic), failing);
     }
 
     /**
@@ -206,14 +226,15 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
      * an injected failure of its read of the head ({@code GET}: it read nothing) or of its one write ({@code PUT}: it
      * read the head and failed to take it over).
      */
-    private MetadataPositionStore storeWhoseLoadFails(boolean ownsTopic, FaultInjectionMetadataStore.OperationType
-            failing) throws Exception {
+    private MetadataPositionStore storeWhoseLoadFails(
+            java.util.function.Supplier<java.util.concurrent.CompletableFuture<Boolean>> ownsTopic,
+            FaultInjectionMetadataStore.OperationType failing) throws Exception {
         MetadataPositionStore previous = store(metadata, 100);
         previous.load().get();
         previous.save(positions(200, 5), null, false).get();
         FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
         MetadataPositionStore store = new MetadataPositionStore(faulty, "t/ns/persistent/topic", "fleet", "[t][fleet]",
-                100, new ChunkReads(), () -> java.util.concurrent.CompletableFuture.completedFuture(ownsTopic));
+                100, new ChunkReads(), ownsTopic);
         faulty.failConditional(new MetadataStoreException("injected"),
                 (op, path) -> op == failing && path.equals(store.path()));
         expectThrows(ExecutionException.class, () -> store.load().get());
