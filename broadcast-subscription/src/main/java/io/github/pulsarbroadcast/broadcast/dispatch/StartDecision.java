@@ -45,8 +45,8 @@ final class StartDecision {
      * Found by the dispatch model test once loads could fail (regression, thirtieth session). The replacement is made
      * only while {@code stillServed} says the topic is served here, and the store makes it only while this broker
      * owns the topic ({@link PositionStore#isFenced} otherwise); when it is not made, or fails (the metadata store
-     * that failed the load may still be failing), the installation is refused and the client retries it: a
-     * subscription that started anyway would leave the previous owner's snapshot in place (a review, thirtieth
+     * that failed the load may still be failing), the installation is refused as not ready: a subscription that
+     * started anyway would leave the previous owner's snapshot in place (a review, thirtieth
      * session).
      */
     static CompletableFuture<SubscriptionStart> resume(PositionStore store, BroadcastConfig config,

@@ -183,7 +183,7 @@ public final class SubscriptionInstaller {
                 .thenApply(bundle -> namespaces.getOwnershipCache().getOwnedBundle(bundle) != null);
     }
 
-    /** Refuses an installation on a topic that left this broker (a client retries it: {@code ServiceNotReady}). */
+    /** Refuses an installation on a topic that left this broker ({@code ServiceNotReady}, which clients retry). */
     private static <T> CompletableFuture<T> topicClosing() {
         return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
     }
