@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException;
@@ -30,12 +29,12 @@ import org.slf4j.LoggerFactory;
  * stock {@link Consumer}s to the engine's {@link BroadcastConsumer}s, runs the periodic tasks, and publishes
  * consumer stats.
  *
- * <p>Threading: the engine's dispatch work runs on the subscription's thread of the subscription-keyed executor.
- * {@link #members} is a concurrent map because stock Pulsar adds and removes consumers on its own threads.
- * {@link #disconnectFuture} is guarded by {@code this}; the task handles are volatile. Consumer stats are published by
- * a task of the broker's scheduler ({@link #publishStats}, through {@link StockConsumerStats}), which only reads the
- * membership map. The periodic sync's task runs on that scheduler too and only posts to the dispatch thread, except
- * when the subscription's topic left the broker without closing it: it then closes the subscription there
+ * <p>Threading: the engine's dispatch work runs on the subscription's thread of the subscription-keyed executor. {@link
+ * #members} is a concurrent map because stock Pulsar adds and removes consumers on its own threads. {@link
+ * #disconnectFuture} is guarded by {@code this}; the scheduler tasks are {@link PeriodicTasks}. Consumer stats are
+ * published by a task of the broker's scheduler ({@link #publishStats}, through {@link StockConsumerStats}), which only
+ * reads the membership map. The periodic sync's task runs on that scheduler too and only posts to the dispatch thread,
+ * except when the subscription's topic left the broker without closing it: it then closes the subscription there
  * ({@link BroadcastSubscription#closeIfOrphaned}).
  */
 public final class BroadcastDispatcher implements Dispatcher {
@@ -53,8 +52,7 @@ public final class BroadcastDispatcher implements Dispatcher {
 
     /** Completed when the last consumer leaves after a disconnect request; guarded by {@code this}. */
     private CompletableFuture<Void> disconnectFuture;
-    private volatile ScheduledFuture<?> periodicTask;
-    private volatile ScheduledFuture<?> statsTask;
+    private final PeriodicTasks periodic;
     private final String topicName;
     /** The topic's receive-to-persisted histogram while registered; guarded by {@code this} (null when not). */
     private LatencyHistogram receiveToPersisted;
@@ -65,24 +63,11 @@ public final class BroadcastDispatcher implements Dispatcher {
         this.service = service;
         this.key = SubscriptionKey.of(topicName, subscription.getName());
         this.topicName = topicName;
-        DispatchLoop loop = new DispatchLoop() {
-            @Override
-            public void post(Runnable task) {
-                service.executor().executeOrdered(key, task);
-            }
-
-            @Override
-            public void schedule(Runnable task, long delayMs) {
-                service.scheduler().schedule(() -> post(task), delayMs, TimeUnit.MILLISECONDS);
-            }
-
-            @Override
-            public java.util.concurrent.Executor background() {
-                return service.positionSaves();
-            }
-        };
         this.engine = new SubscriptionEngine(topicName, subscription.getName(), partitionIndex, storage,
-                service.config(), service.windowBudget(), loop, System::nanoTime, start);
+                service.config(), service.windowBudget(), new ServiceDispatchLoop(service, key), System::nanoTime,
+                start);
+        this.periodic = new PeriodicTasks(service.scheduler(), this::tick, service.config().markDeleteIntervalMs(),
+                this::publishStats, service.config().statsIntervalMs());
         startPeriodicTasks();
     }
 
@@ -91,16 +76,7 @@ public final class BroadcastDispatcher implements Dispatcher {
         if (receiveToPersisted == null) {
             receiveToPersisted = service.publishLatencies().register(topicName);
         }
-        if (periodicTask == null || periodicTask.isCancelled()) {
-            long interval = service.config().markDeleteIntervalMs();
-            periodicTask = service.scheduler().scheduleAtFixedRate(this::tick, interval, interval,
-                    TimeUnit.MILLISECONDS);
-        }
-        if (statsTask == null || statsTask.isCancelled()) {
-            long interval = service.config().statsIntervalMs();
-            statsTask = service.scheduler().scheduleWithFixedDelay(this::publishStats, interval, interval,
-                    TimeUnit.MILLISECONDS);
-        }
+        periodic.start();
     }
 
     /**
@@ -293,11 +269,7 @@ public final class BroadcastDispatcher implements Dispatcher {
     }
 
     private synchronized void stopPeriodicTasks() {
-        for (ScheduledFuture<?> task : new ScheduledFuture<?>[] {periodicTask, statsTask}) {
-            if (task != null) {
-                task.cancel(false);
-            }
-        }
+        periodic.stop();
         if (receiveToPersisted != null) {
             service.publishLatencies().unregister(topicName);
             receiveToPersisted = null;
