@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.it;
 import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertNotNull;
+import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
 
 import java.io.BufferedReader;
@@ -40,7 +41,7 @@ public class StandaloneCommandTest {
     private Process process;
     private Path dataDir;
 
-    @Test(groups = "integration", timeOut = 180_000)
+    @Test(groups = "integration", timeOut = 300_000)
     public void standaloneServesAJavaClientAndStopsCleanly() throws Exception {
         dataDir = Files.createTempDirectory("standalone-test-");
         process = new ProcessBuilder(SCRIPT.toString(), "standalone", "--port", "0", "--web-port", "0",
@@ -73,12 +74,17 @@ public class StandaloneCommandTest {
                 adminUrl.substring(adminUrl.indexOf("http://")).trim());
 
         // SIGTERM, as Ctrl-C's sibling; Process.destroy() would also close our end of the pipe and lose the
-        // shutdown message.
+        // shutdown message. The standalone bounds its own stop (90 s, then it prints every thread's stack and halts).
         process.toHandle().destroy();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "standalone did not stop on SIGTERM");
+        boolean stopped = process.waitFor(120, TimeUnit.SECONDS);
+        assertTrue(stopped, stopped ? "" : "standalone did not stop on SIGTERM within 120 s; its closing threads:\n"
+                + closingThreads(jcmdThreadDump()) + "\nits last output:\n" + tail(60));
         reader.join(TimeUnit.SECONDS.toMillis(10)); // the last lines may still be in the pipe
         assertNotNull(line("Stopping pulsar-broadcast standalone"),
-                "no clean shutdown (exit code " + process.exitValue() + "):\n" + String.join("\n", output));
+                "no clean shutdown (exit code " + process.exitValue() + "):\n" + tail(60));
+        assertNull(line("did not close within"), "a broker's close hung:\n" + linesFrom("did not close within", 80));
+        assertNull(line("Stopping took more than"), "the standalone's stop hung and it halted; its closing threads:\n"
+                + closingThreads(String.join("\n", linesFrom("Stopping took more than", Integer.MAX_VALUE))));
     }
 
     /**
@@ -125,6 +131,47 @@ public class StandaloneCommandTest {
         return r.body();
     }
 
+    /** A thread dump of the standalone taken with {@code jcmd Thread.print}, also kept in {@code target/}. */
+    private String jcmdThreadDump() {
+        try {
+            Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+            Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print")
+                    .redirectErrorStream(true).start();
+            String dump = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(30, TimeUnit.SECONDS);
+            Files.writeString(Path.of("target", "standalone-sigterm-threads.txt"), dump);
+            return dump;
+        } catch (IOException | RuntimeException e) {
+            return "(no thread dump: " + e + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
+        }
+    }
+
+    /** From a thread dump (one blank line between threads), the stacks of the threads that run the stop. */
+    private static String closingThreads(String dump) {
+        return java.util.Arrays.stream(dump.split("\n\\s*\n"))
+                .filter(t -> t.startsWith("\"standalone-shutdown\"") || t.startsWith("\"embedded-pulsar-close")
+                        || t.startsWith("\"main\""))
+                .collect(java.util.stream.Collectors.joining("\n\n"));
+    }
+
+    /** The first line holding {@code marker} and at most {@code max - 1} lines after it. */
+    private List<String> linesFrom(String marker, int max) {
+        List<String> copy = List.copyOf(output);
+        int from = 0;
+        while (from < copy.size() && !copy.get(from).contains(marker)) {
+            from++;
+        }
+        return copy.subList(from, (int) Math.min(copy.size(), (long) from + max));
+    }
+
+    private String tail(int lines) {
+        List<String> copy = List.copyOf(output);
+        return String.join("\n", copy.subList(Math.max(0, copy.size() - lines), copy.size()));
+    }
+
     private String line(String marker) {
         return output.stream().filter(l -> l.contains(marker)).findFirst().orElse(null);
     }
@@ -144,6 +191,9 @@ public class StandaloneCommandTest {
     public void stopProcess() throws Exception {
         if (process != null && process.isAlive()) {
             process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        if (!output.isEmpty()) {
+            Files.write(Path.of("target", "standalone-command-output.txt"), output);
         }
         if (dataDir != null) {
             try (var paths = Files.walk(dataDir)) {

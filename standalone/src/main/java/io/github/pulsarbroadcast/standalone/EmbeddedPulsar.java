@@ -269,7 +269,11 @@ public final class EmbeddedPulsar implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (closer.isAlive()) {
-            log.warn("Broker {} did not close within a minute; abandoning it", index);
+            StringBuilder where = new StringBuilder();
+            for (StackTraceElement frame : closer.getStackTrace()) {
+                where.append("\n\tat ").append(frame);
+            }
+            log.warn("Broker {} did not close within a minute; abandoning it. Its close is at:{}", index, where);
         }
     }
 

@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
  * {@code pulsar-broadcast standalone}: ZooKeeper + a bookie + a broker with the plugin, in this JVM, until Ctrl-C.
  *
  * <p>Threading: {@link #call} runs on the main thread and then waits; the JVM's shutdown-hook thread closes the
- * cluster. {@link #stopped} is the hand-over between them.
+ * cluster ({@link StopHook}, bounded). {@link #stopped} is the hand-over between them.
  */
 @Command(name = "standalone", mixinStandardHelpOptions = true,
         description = {"Start ZooKeeper, one bookie and one Pulsar 2.10.5 broker with the broadcast plugin in one JVM.",
@@ -59,11 +59,7 @@ public final class StandaloneCommand implements Callable<Integer> {
                 .bindAddress(bindAddress).dataDir(dataDir).wipe(wipe).interceptorsDirectory(nars)
                 .configFile(configFile)
                 .build();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            System.out.println("Stopping pulsar-broadcast standalone...");
-            cluster.close();
-            stopped.countDown();
-        }, "standalone-shutdown"));
+        Runtime.getRuntime().addShutdownHook(StopHook.forJvm(cluster, stopped));
         try {
             cluster.start();
         } catch (Exception e) {

@@ -1,0 +1,89 @@
+package io.github.pulsarbroadcast.standalone;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The standalone's shutdown hook (Ctrl-C, SIGTERM): closes the cluster, and never lets stopping take longer than
+ * {@link #LIMIT}. Each broker's close is bounded by {@link EmbeddedPulsar} (a minute), but ZooKeeper's and the bookie's
+ * stops are not; when the cluster's close has not ended by the limit, a watchdog prints every thread's stack (where the
+ * stop hangs, for a bug report) and halts the JVM, as an operator would with {@code kill -9}.
+ *
+ * <p>Threading: {@link #run} runs once on the JVM's shutdown-hook thread; the watchdog is a daemon thread of its own.
+ * {@link #stopped} (a latch) hands the end of the close over to the command's main thread.
+ */
+final class StopHook extends Thread {
+
+    /** How long stopping may take: a broker's bounded close (60 s) and the storage's stop, with room to spare. */
+    static final Duration LIMIT = Duration.ofSeconds(90);
+
+    /** What the watchdog prints before it halts; the test of the command looks for it. */
+    static final String HALTING = "Stopping took more than";
+
+    private final AutoCloseable cluster;
+    private final CountDownLatch stopped;
+    private final PrintStream out;
+    private final Duration limit;
+    private final Runnable halt;
+
+    /** The hook of a standalone: the output is {@code System.out}, the limit {@link #LIMIT}, the halt the JVM's. */
+    static StopHook forJvm(AutoCloseable cluster, CountDownLatch stopped) {
+        return new StopHook(cluster, stopped, System.out, LIMIT, () -> Runtime.getRuntime().halt(1));
+    }
+
+    StopHook(AutoCloseable cluster, CountDownLatch stopped, PrintStream out, Duration limit, Runnable halt) {
+        super("standalone-shutdown");
+        this.cluster = cluster;
+        this.stopped = stopped;
+        this.out = out;
+        this.limit = limit;
+        this.halt = halt;
+    }
+
+    @Override
+    public void run() {
+        out.println("Stopping pulsar-broadcast standalone...");
+        Thread watchdog = new Thread(this::haltAfterLimit, "standalone-stop-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        try {
+            cluster.close();
+        } catch (Exception e) {
+            out.println("Stopping failed: " + e);
+        } finally {
+            stopped.countDown();
+        }
+    }
+
+    private void haltAfterLimit() {
+        try {
+            if (stopped.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            return;
+        }
+        out.println(HALTING + " " + limit.toMillis() / 1000.0 + " s; halting. Every thread's stack:");
+        printStacks(out);
+        out.flush();
+        halt.run();
+    }
+
+    /** Every live thread's name, state and whole stack, one blank line between threads. */
+    static void printStacks(PrintStream out) {
+        StringBuilder dump = new StringBuilder();
+        for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+            Thread t = e.getKey();
+            dump.append('"').append(t.getName()).append("\" ").append(t.getState())
+                    .append(t.isDaemon() ? " daemon" : "").append('\n');
+            for (StackTraceElement frame : e.getValue()) {
+                dump.append("\tat ").append(frame).append('\n');
+            }
+            dump.append('\n');
+        }
+        out.print(dump);
+    }
+}
