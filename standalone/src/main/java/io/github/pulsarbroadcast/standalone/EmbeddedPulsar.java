@@ -103,7 +103,7 @@ public final class EmbeddedPulsar implements AutoCloseable {
         p.setProperty("managedLedgerDefaultAckQuorum", "1");
         // Without it the broker fails to start in containers: "Unable to read VM NIC speed".
         p.setProperty("loadBalancerOverrideBrokerNicSpeedGbps", "10");
-        p.setProperty("brokerShutdownTimeoutMs", "0");
+        p.setProperty("brokerShutdownTimeoutMs", Long.toString(spec.shutdownTimeoutMs));
         p.setProperty("brokerDeleteInactiveTopicsEnabled", "false");
         p.setProperty("narExtractionDirectory", workDir.resolve("nar-" + index).toString());
         if (spec.interceptorsDirectory != null) {
@@ -292,6 +292,7 @@ public final class EmbeddedPulsar implements AutoCloseable {
         private Path interceptorsDirectory;
         private Path configFile;
         private Consumer<ServiceConfiguration> customizer;
+        private long shutdownTimeoutMs;
 
         private Builder() {
         }
@@ -358,6 +359,17 @@ public final class EmbeddedPulsar implements AutoCloseable {
         /** A broker.conf-style file applied over the defaults (ports and data directories are still ours). */
         public Builder configFile(Path file) {
             this.configFile = file;
+            return this;
+        }
+
+        /**
+         * The brokers' {@code brokerShutdownTimeoutMs}: 0 (default, for tests) closes at once. With 0 a broker stops
+         * its IO event loops with no quiet period before it closes the BookKeeper clients whose channels run on
+         * them; a bookie channel's close can then wait for ever (apache/pulsar#15680, a close that never ended).
+         * Stock's default is 60000.
+         */
+        public Builder brokerShutdownTimeoutMs(long ms) {
+            this.shutdownTimeoutMs = ms;
             return this;
         }
 

@@ -49,6 +49,12 @@ public final class StandaloneCommand implements Callable<Integer> {
     @Option(names = "--config", description = "A broker.conf-style file applied over the defaults (for example plugin keys such as broadcastExecutorThreads).")
     Path configFile;
 
+    /**
+     * The broker's {@code brokerShutdownTimeoutMs} (its event loops get a quarter of it as quiet period, so that they
+     * still run while the BookKeeper clients on them close); {@code --config} may set another.
+     */
+    static final long SHUTDOWN_TIMEOUT_MS = 10_000;
+
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     @Override
@@ -57,7 +63,7 @@ public final class StandaloneCommand implements Callable<Integer> {
         EmbeddedPulsar cluster = EmbeddedPulsar.builder()
                 .brokerPort(port).webPort(webPort).zookeeperPort(zookeeperPort).bookiePort(bookiePort)
                 .bindAddress(bindAddress).dataDir(dataDir).wipe(wipe).interceptorsDirectory(nars)
-                .configFile(configFile)
+                .configFile(configFile).brokerShutdownTimeoutMs(SHUTDOWN_TIMEOUT_MS)
                 .build();
         Runtime.getRuntime().addShutdownHook(StopHook.forJvm(cluster, stopped));
         try {

@@ -49,8 +49,10 @@ final class StopHook extends Thread {
         Thread watchdog = new Thread(this::haltAfterLimit, "standalone-stop-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
+        long start = System.nanoTime();
         try {
             cluster.close();
+            out.printf("Stopped in %.1f s%n", (System.nanoTime() - start) / 1e9);
         } catch (Exception e) {
             out.println("Stopping failed: " + e);
         } finally {

@@ -48,6 +48,7 @@ public class StopHookTest {
         hook.join(TimeUnit.SECONDS.toMillis(10));
         assertFalse(hook.isAlive());
         assertTrue(output().startsWith("Stopping pulsar-broadcast standalone..."), output());
+        assertTrue(output().contains("Stopped in "), output());
         await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> !halted.get());
         assertFalse(output().contains(StopHook.HALTING), output());
     }
