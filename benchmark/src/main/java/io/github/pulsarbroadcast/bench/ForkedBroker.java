@@ -229,13 +229,16 @@ final class ForkedBroker implements Broker {
                 + " (last line: " + lastLine + ")";
     }
 
-    /** Stops the broker like Ctrl-C (SIGTERM runs its shutdown hook), forcibly after 60 s; deletes its data. */
+    /**
+     * Stops the broker like Ctrl-C (SIGTERM runs its shutdown hook), forcibly after 100 s (the standalone halts by
+     * itself after 90 s, printing where its stop hung into the broker's log); deletes its data.
+     */
     @Override
     public void close() {
         try {
             if (process.isAlive()) {
                 process.toHandle().destroy();
-                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                if (!process.waitFor(100, TimeUnit.SECONDS)) {
                     process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
                 }
             }

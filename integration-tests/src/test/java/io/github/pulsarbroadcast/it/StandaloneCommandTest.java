@@ -82,14 +82,16 @@ public class StandaloneCommandTest {
         reader.join(TimeUnit.SECONDS.toMillis(10)); // the last lines may still be in the pipe
         assertNotNull(line("Stopping pulsar-broadcast standalone"),
                 "no clean shutdown (exit code " + process.exitValue() + "):\n" + tail(60));
-        // With brokerShutdownTimeoutMs=0 the broker stopped its event loops before closing the BookKeeper channels on
-        // them (about 30 such lines at every stop), the state in which a channel's close can wait for ever
-        // (apache/pulsar#15680); the standalone's 10 s gives the loops a quiet period.
-        assertNull(line("Event loop shut down?"), "channels closed on stopped event loops:\n"
-                + linesFrom("Event loop shut down?", 20));
-        assertNull(line("did not close within"), "a broker's close hung:\n" + linesFrom("did not close within", 80));
         assertNull(line("Stopping took more than"), "the standalone's stop hung and it halted; its closing threads:\n"
                 + closingThreads(String.join("\n", linesFrom("Stopping took more than", Integer.MAX_VALUE))));
+        assertNull(line("did not close within"), "a broker's close hung:\n" + linesFrom("did not close within", 80));
+        assertNull(line("Closing broker"), "the broker's close failed:\n" + linesFrom("Closing broker", 20));
+        assertNotNull(line("Stopped in"), "the stop failed:\n" + tail(60));
+        // With brokerShutdownTimeoutMs=0 the broker stopped its event loops before closing the BookKeeper channels on
+        // them (about 30 such lines at every stop), the state in which a channel's close can wait for ever
+        // (apache/pulsar#15650); the standalone's 20 s gives the loops a quiet period.
+        assertNull(line("Event loop shut down?"), "channels closed on stopped event loops:\n"
+                + linesFrom("Event loop shut down?", 20));
     }
 
     /**
@@ -140,12 +142,13 @@ public class StandaloneCommandTest {
     private String jcmdThreadDump() {
         try {
             Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+            Path file = Path.of("target", "standalone-sigterm-threads.txt");
             Process p = new ProcessBuilder(jcmd.toString(), Long.toString(process.pid()), "Thread.print")
-                    .redirectErrorStream(true).start();
-            String dump = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor(30, TimeUnit.SECONDS);
-            Files.writeString(Path.of("target", "standalone-sigterm-threads.txt"), dump);
-            return dump;
+                    .redirectErrorStream(true).redirectOutput(file.toFile()).start();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            return Files.readString(file);
         } catch (IOException | RuntimeException e) {
             return "(no thread dump: " + e + ")";
         } catch (InterruptedException e) {

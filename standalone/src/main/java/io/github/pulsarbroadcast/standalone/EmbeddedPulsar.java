@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  * {@code additionalServletDirectory} and {@code additionalServlets}), exactly as an operator's broker.conf would.
  *
  * <p>Threading: not thread-safe; one thread starts, restarts and closes it (a test class's set-up and tear-down, or
- * the standalone's main and shutdown-hook threads, which never run at once). {@link #close} tolerates a
- * half-finished {@link #start} so it can always run in a tear-down.
+ * the standalone's main thread and then its shutdown hook). {@link #close} tolerates a half-finished {@link #start}
+ * so it can always run in a tear-down. One exception: a Ctrl-C during the standalone's start runs the hook's close
+ * while the main thread still starts; that close may then fail ("Stopping failed"), and the JVM exits once the hook
+ * is done either way.
  */
 public final class EmbeddedPulsar implements AutoCloseable {
 
@@ -365,7 +367,8 @@ public final class EmbeddedPulsar implements AutoCloseable {
         /**
          * The brokers' {@code brokerShutdownTimeoutMs}: 0 (default, for tests) closes at once. With 0 a broker stops
          * its IO event loops with no quiet period before it closes the BookKeeper clients whose channels run on
-         * them; a bookie channel's close can then wait for ever (apache/pulsar#15680, a close that never ended).
+         * them; a bookie channel's close can then wait for ever (apache/pulsar#15650; apache/bookkeeper#3966 shows the
+         * same "Event loop shut down?" lines).
          * Stock's default is 60000.
          */
         public Builder brokerShutdownTimeoutMs(long ms) {

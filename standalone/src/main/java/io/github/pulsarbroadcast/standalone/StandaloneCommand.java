@@ -50,28 +50,33 @@ public final class StandaloneCommand implements Callable<Integer> {
     Path configFile;
 
     /**
-     * The broker's {@code brokerShutdownTimeoutMs} (its event loops get a quarter of it as quiet period, so that they
-     * still run while the BookKeeper clients on them close); {@code --config} may set another.
+     * The broker's {@code brokerShutdownTimeoutMs}: its event loops get a quarter of it as quiet period (at most 5 s)
+     * and half of it at most, so that they still run while the BookKeeper clients on them close; {@code --config} may
+     * set another.
      */
-    static final long SHUTDOWN_TIMEOUT_MS = 10_000;
+    static final long SHUTDOWN_TIMEOUT_MS = 20_000;
+
+    /** Set by picocli: errors about options are reported through the command line that ran this command. */
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     @Override
     public Integer call() throws Exception {
         Path nars = noPlugin ? null : resolveInterceptorsDir();
+        if (configFile != null && !Files.isReadable(configFile)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--config " + configFile + ": no such readable file (a broker.conf-style file of key=value lines)");
+        }
         EmbeddedPulsar cluster = EmbeddedPulsar.builder()
                 .brokerPort(port).webPort(webPort).zookeeperPort(zookeeperPort).bookiePort(bookiePort)
                 .bindAddress(bindAddress).dataDir(dataDir).wipe(wipe).interceptorsDirectory(nars)
                 .configFile(configFile).brokerShutdownTimeoutMs(SHUTDOWN_TIMEOUT_MS)
                 .build();
+        // The hook closes what a failed start left too: the command then ends with System.exit, which runs it.
         Runtime.getRuntime().addShutdownHook(StopHook.forJvm(cluster, stopped));
-        try {
-            cluster.start();
-        } catch (Exception e) {
-            cluster.close();
-            throw e;
-        }
+        cluster.start();
         System.out.println();
         System.out.println("pulsar-broadcast standalone is running" + (nars == null ? " WITHOUT the plugin" : ""));
         System.out.println("  service URL: " + cluster.serviceUrl());
@@ -90,7 +95,7 @@ public final class StandaloneCommand implements Callable<Integer> {
         Path dir = interceptorsDir != null ? interceptorsDir : Path.of(System.getProperty(
                 "pulsar.broadcast.interceptors", "standalone/target/interceptors"));
         if (!Files.isDirectory(dir)) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(spec.commandLine(),
                     "--interceptors-dir " + dir + " does not exist: build first (./mvnw -DskipTests package)");
         }
         return dir;

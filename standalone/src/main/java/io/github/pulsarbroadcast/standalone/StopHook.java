@@ -12,7 +12,9 @@ import java.util.concurrent.TimeUnit;
  * stops are not; when the cluster's close has not ended by the limit, a watchdog prints every thread's stack (where the
  * stop hangs, for a bug report) and halts the JVM, as an operator would with {@code kill -9}.
  *
- * <p>Threading: {@link #run} runs once on the JVM's shutdown-hook thread; the watchdog is a daemon thread of its own.
+ * <p>Threading: {@link #run} runs once on the JVM's shutdown-hook thread; the watchdog is a daemon thread of its own
+ * (it only halts, and only when the close has not ended). Should the standard output block, the watchdog blocks too
+ * (it prints before it halts); what it bounds is the close.
  * {@link #stopped} (a latch) hands the end of the close over to the command's main thread.
  */
 final class StopHook extends Thread {
@@ -45,10 +47,11 @@ final class StopHook extends Thread {
 
     @Override
     public void run() {
-        out.println("Stopping pulsar-broadcast standalone...");
+        // The watchdog first: a blocked standard output must not hold the stop unbounded.
         Thread watchdog = new Thread(this::haltAfterLimit, "standalone-stop-watchdog");
         watchdog.setDaemon(true);
         watchdog.start();
+        out.println("Stopping pulsar-broadcast standalone...");
         long start = System.nanoTime();
         try {
             cluster.close();
@@ -69,6 +72,7 @@ final class StopHook extends Thread {
             return;
         }
         out.println(HALTING + " " + limit.toMillis() / 1000.0 + " s; halting. Every thread's stack:");
+        out.println(); // one blank line before each thread, as between threads
         printStacks(out);
         out.flush();
         halt.run();
