@@ -42,7 +42,8 @@ public class StopHookTest {
     @Test(groups = "unit", timeOut = 30_000)
     public void aCloseInTimeLetsTheCommandEndAndNeverHalts() throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
-        StopHook hook = new StopHook(() -> { }, stopped, out, Duration.ofMillis(300), () -> halted.set(true));
+        StopHook hook = new StopHook(() -> { }, stopped, out, Duration.ofMillis(300), Duration.ofMillis(300),
+                () -> halted.set(true));
         hook.start();
         assertTrue(stopped.await(10, TimeUnit.SECONDS));
         hook.join(TimeUnit.SECONDS.toMillis(10));
@@ -58,7 +59,7 @@ public class StopHookTest {
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch stopped = new CountDownLatch(1);
         StopHook hook = new StopHook(() -> hangInClose(release), stopped, out, Duration.ofMillis(300),
-                () -> halted.set(true));
+                Duration.ofMillis(300), () -> halted.set(true));
         try {
             hook.start();
             await().atMost(Duration.ofSeconds(10)).untilTrue(halted);
@@ -79,13 +80,39 @@ public class StopHookTest {
         CountDownLatch stopped = new CountDownLatch(1);
         StopHook hook = new StopHook(() -> {
             throw new IllegalStateException("bookie would not stop");
-        }, stopped, out, Duration.ofMillis(300), () -> halted.set(true));
+        }, stopped, out, Duration.ofMillis(300), Duration.ofMillis(300),
+                () -> halted.set(true));
         hook.start();
         assertTrue(stopped.await(10, TimeUnit.SECONDS));
         hook.join(TimeUnit.SECONDS.toMillis(10));
         assertTrue(output().contains("Stopping failed: java.lang.IllegalStateException: bookie would not stop"),
                 output());
         await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> !halted.get());
+    }
+
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aBlockedOutputDoesNotHoldTheHalt() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        PrintStream blocked = new PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                try {
+                    release.await(); // a terminal paused, a pipe nobody reads
+                } catch (InterruptedException e) {
+                    throw new java.io.InterruptedIOException();
+                }
+            }
+        }, true, StandardCharsets.UTF_8);
+        CountDownLatch stopped = new CountDownLatch(1);
+        StopHook hook = new StopHook(() -> { }, stopped, blocked, Duration.ofMillis(300), Duration.ofMillis(300),
+                () -> halted.set(true));
+        try {
+            hook.start();
+            await().atMost(Duration.ofSeconds(10)).untilTrue(halted);
+        } finally {
+            release.countDown();
+            hook.join(TimeUnit.SECONDS.toMillis(10));
+        }
     }
 
     private static void hangInClose(CountDownLatch release) throws InterruptedException {

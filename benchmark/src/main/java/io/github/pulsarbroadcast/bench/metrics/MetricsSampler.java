@@ -13,8 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -50,7 +49,7 @@ public final class MetricsSampler implements AutoCloseable {
     private final String topic;
     private final long startNanos = System.nanoTime();
     private final MetricsSeries series = new MetricsSeries();
-    private final ScheduledExecutorService thread;
+    private final ScheduledThreadPoolExecutor thread;
     private final Supplier<Map<String, Double>> local;
 
     private MetricsSampler(String url, String topic, String title, double intervalSeconds,
@@ -63,11 +62,13 @@ public final class MetricsSampler implements AutoCloseable {
         series.title = title;
         series.intervalSeconds = intervalSeconds;
         series.startEpochMs = System.currentTimeMillis();
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
+        thread = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "bench-metrics-sampler");
             t.setDaemon(true);
             return t;
         });
+        // finish() lets a scrape under way end and drops the ones not begun (periodic or scrapeAt's).
+        thread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     /**
@@ -100,15 +101,23 @@ public final class MetricsSampler implements AutoCloseable {
         return (nanos - startNanos) / 1e9;
     }
 
+    /** Whether {@link #finish} or {@link #close} has begun (for tests). */
+    boolean isStopping() {
+        return thread.isShutdown();
+    }
+
     /** Records the measured window (two {@link System#nanoTime} instants). */
     public synchronized void window(long fromNanos, long toNanos) {
         series.windowFrom = secondsAt(fromNanos);
         series.windowTo = secondsAt(toNanos);
     }
 
-    /** Stops sampling after one last scrape (on the caller's thread) and returns the series. */
+    /**
+     * Stops sampling after one last scrape (on the caller's thread) and returns the series. A scrape under way ends
+     * first and is kept (regression: it was interrupted and lost, and a test counting scrapes failed in CI).
+     */
     public MetricsSeries finish() {
-        thread.shutdownNow();
+        thread.shutdown();
         try {
             thread.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {

@@ -36,6 +36,7 @@ public class MetricsSamplerTest {
 
     @BeforeMethod(alwaysRun = true)
     public void start() throws Exception {
+        requests.set(0);
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/metrics/", exchange -> {
             int k = requests.getAndIncrement();
@@ -54,6 +55,46 @@ public class MetricsSamplerTest {
         server.stop(0);
         try (var files = Files.walk(dir)) {
             files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @Test(timeOut = 60_000)
+    public void aScrapeUnderWayWhenTheRunFinishesIsKept() throws Exception {
+        java.util.concurrent.CountDownLatch inFlight = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        server.removeContext("/metrics/");
+        server.createContext("/metrics/", exchange -> {
+            int k = requests.getAndIncrement();
+            if (k == 1) {
+                inFlight.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            byte[] body = SampleMetrics.body(k).getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        String url = MetricsSampler.metricsUrl("http://127.0.0.1:" + server.getAddress().getPort() + "/");
+        MetricsSampler sampler = MetricsSampler.start(url, SampleMetrics.TOPIC, "finish", 0.05, java.util.Map::of);
+        try {
+            assertTrue(inFlight.await(30, java.util.concurrent.TimeUnit.SECONDS));
+            java.util.concurrent.CompletableFuture<MetricsSeries> finished =
+                    java.util.concurrent.CompletableFuture.supplyAsync(sampler::finish);
+            await().atMost(Duration.ofSeconds(10)).until(sampler::isStopping);
+            release.countDown();
+            MetricsSeries series = finished.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(series.scrapes.size(), 3, "the first, the one under way, the last");
+            for (MetricsSeries.Scrape s : series.scrapes) {
+                assertEquals(s.error, null, "no scrape cut short");
+            }
+        } finally {
+            release.countDown();
+            sampler.close();
         }
     }
 
