@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * Every position a consumer waits at is normalized to a real entry first ({@link SubscriptionStorage#normalize}):
  * a position past the end of a ledger that rolled over names nothing, and a read of it fails forever.
  *
- * <p>Threading: confined to the subscription's dispatch thread; every field is owned by it. Storage callbacks arrive
- * on other threads and only post back.
+ * <p>Threading: confined to the subscription's dispatch thread; every field is owned by it except {@link #end}, which
+ * is thread-safe. Storage callbacks arrive on other threads and only post back.
  */
 final class FanOut {
 
@@ -40,6 +40,8 @@ final class FanOut {
     final BroadcastConfig config;
     final String name;
     final EntryWindow window;
+    /** Thread-safe: the acknowledgement path reads it too. */
+    final EndOfTopic end;
     private final TailReads tail;
     private final CatchUpReads catchUp;
 
@@ -56,6 +58,7 @@ final class FanOut {
         this.config = config;
         this.name = name;
         this.window = new EntryWindow(config.windowMaxEntries(), config.windowMaxBytes(), budget);
+        this.end = new EndOfTopic(storage);
         this.tail = new TailReads(this);
         this.catchUp = new CatchUpReads(this);
     }
@@ -154,6 +157,11 @@ final class FanOut {
     /** See {@link SubscriptionEngine#waitingCursorDropped}. */
     void rearmTailRead() {
         tail.rearm();
+    }
+
+    /** See {@link TailReads#checkTerminated}. */
+    void checkTerminated() {
+        tail.checkTerminated();
     }
 
     /** Drops the window and pending reads; consumers stay (used when the cursor was reset or all left). */

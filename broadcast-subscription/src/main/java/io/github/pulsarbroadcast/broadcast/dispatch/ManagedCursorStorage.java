@@ -47,6 +47,11 @@ final class ManagedCursorStorage implements SubscriptionStorage {
     }
 
     @Override
+    public boolean isTerminated() {
+        return ledger.isTerminated();
+    }
+
+    @Override
     public EntryOffsets entryOffsets() {
         java.util.TreeMap<Long, Long> entries = new java.util.TreeMap<>();
         ledger.getLedgersInfo().forEach((id, info) -> entries.put(id, info.getEntries()));

@@ -251,6 +251,9 @@ final class SubscriptionEngine {
                 : bc.cursor.acknowledgeIndividual(position);
         if (result == AckResult.ADVANCED || result == AckResult.RECORDED) {
             positions.changed();
+            if (result == AckResult.ADVANCED) {
+                fanOut.end.tellIfDone(bc); // a volatile read unless the topic was terminated
+            }
         } else if (result == AckResult.NOT_SENT) {
             counters.rejectedAcks.increment();
             if (log.isDebugEnabled()) {
@@ -279,6 +282,7 @@ final class SubscriptionEngine {
         if (closed) {
             return;
         }
+        fanOut.checkTerminated();
         long now = nanoClock.getAsLong();
         boolean summarize = summaries.wanted(now);
         scan.summaries = summarize ? summaries : null;

@@ -13,8 +13,8 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
 /**
  * The consumers waiting at the tail and the one tail read that serves them all: each entry is read from storage
  * once and written to every waiting consumer, grouped by connection. A failed read is retried with back-off
- * (100 ms doubling to one minute, as stock dispatchers do); a terminated topic ends the reads and tells every
- * consumer at the end that it reached the end of the topic.
+ * (100 ms doubling to one minute, as stock dispatchers do); a terminated topic ends the reads, and each consumer at
+ * the end is told that it reached the end of the topic once it acknowledged everything ({@link EndOfTopic}).
  *
  * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
  * on storage threads and only post back.
@@ -42,7 +42,7 @@ final class TailReads extends StorageReads {
     void await(BroadcastConsumer bc) {
         if (terminated) {
             bc.state = BroadcastConsumer.State.IDLE;
-            bc.cnx.reachedEndOfTopic(bc.consumerId);
+            fanOut.end.tellIfDone(bc);
             return;
         }
         bc.state = BroadcastConsumer.State.WAITING;
@@ -99,6 +99,18 @@ final class TailReads extends StorageReads {
      */
     void cursorWasReset() {
         terminated = false;
+        fanOut.end.forgotten();
+    }
+
+    /**
+     * Finds the end of a topic terminated while a tail read waited for entries: the managed ledger does not fail a
+     * read already waiting when it is terminated (only a read that starts afterwards), so that read is issued again.
+     * Called on every periodic sync until the end is found.
+     */
+    void checkTerminated() {
+        if (!terminated && fanOut.storage.isTerminated()) {
+            rearm();
+        }
     }
 
     @Override
@@ -191,12 +203,18 @@ final class TailReads extends StorageReads {
             return;
         }
         if (e instanceof NoMoreEntriesToReadException) {
-            // The topic was terminated and everything in it was read: tell every consumer at the end, read no more.
+            // The topic was terminated and everything in it was read: read no more; tell every consumer at the end
+            // that acknowledged everything (the others are told by their last acknowledgement).
             terminated = true;
+            fanOut.end.found();
+            // The managed cursor keeps the failed read registered as its waiting read (ManagedCursorImpl's
+            // checkForNewEntries fails it without clearing it): every later tail read, after a reset-cursor, would
+            // fail with ConcurrentWaitCallbackException, for ever (regression, thirty-second session).
+            fanOut.storage.cancelTailRead();
             for (List<BroadcastConsumer> group : waiting.values()) {
                 for (BroadcastConsumer bc : group) {
                     bc.state = BroadcastConsumer.State.IDLE;
-                    bc.cnx.reachedEndOfTopic(bc.consumerId);
+                    fanOut.end.tellIfDone(bc);
                 }
             }
             clear();

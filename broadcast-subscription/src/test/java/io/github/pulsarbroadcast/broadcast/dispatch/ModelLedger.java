@@ -226,6 +226,11 @@ final class ModelLedger implements SubscriptionStorage {
             positions.add(p);
         }
         if (positions.isEmpty() && terminated) {
+            // As ManagedCursorImpl.checkForNewEntries: the read fails and stays registered as the waiting read until
+            // cancelled (another tail read meanwhile throws below).
+            waitingRead = callback;
+            waitingMax = maxEntries;
+            onWaitingList = false;
             failAtTheEnd(callback);
             return;
         }
@@ -246,15 +251,18 @@ final class ModelLedger implements SubscriptionStorage {
         completions.add(() -> callback.readEntriesComplete(entries(positions), null));
     }
 
-    /** Terminates the topic: a tail read waiting for entries fails now, later ones once nothing is left. */
+    /**
+     * Terminates the topic: a tail read that starts once nothing is left fails; one already waiting for entries
+     * waits on, as the managed ledger's ({@code ManagedLedgerImpl.asyncTerminate} does not wake its waiting cursors;
+     * until the thirty-second session this model failed it, and hid that the dispatcher never found the end then).
+     */
     void terminate() {
         terminated = true;
-        if (waitingRead != null) {
-            ReadEntriesCallback callback = waitingRead;
-            waitingRead = null;
-            onWaitingList = false;
-            failAtTheEnd(callback);
-        }
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return terminated;
     }
 
     private void failAtTheEnd(ReadEntriesCallback callback) {

@@ -1,0 +1,50 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+/**
+ * When a consumer of a terminated topic is told that it reached the end: once the dispatcher knows the topic ended
+ * (a tail read found its end) <em>and</em> the consumer has acknowledged every entry, as stock Pulsar tells the
+ * consumers of a subscription once its backlog is empty ({@code PersistentSubscription} after an acknowledgement,
+ * {@code PersistentDispatcherSingleActiveConsumer} when a read finds the end). A broadcast consumer's backlog is its
+ * own position: it does not wait for the other consumers.
+ *
+ * <p>Telling a consumer when its last message was <em>sent</em> (what the plugin did until the thirty-second
+ * session) sets the Java client's {@code hasReachedEndOfTopic()} while its receiver queue still holds messages the
+ * application never took: a device reading {@code while (!consumer.hasReachedEndOfTopic())} stops early.
+ *
+ * <p>Threading: {@link #found} and {@link #forgotten} run on the dispatch thread, {@link #tellIfDone} on any thread
+ * (the dispatch thread, and the thread of an acknowledgement); {@link #known} is volatile. An acknowledgement and the
+ * dispatch thread may both tell a consumer (each reads the other's write: the flag is volatile, the position is read
+ * and written under the cursor's lock); so may stock's own path once the durable mark-delete reaches the end. The
+ * client's flag is idempotent.
+ */
+final class EndOfTopic {
+
+    private final SubscriptionStorage storage;
+    /** A tail read found the end of the terminated topic (and no reset-cursor since); written by the dispatch thread. */
+    private volatile boolean known;
+
+    EndOfTopic(SubscriptionStorage storage) {
+        this.storage = storage;
+    }
+
+    /** A tail read found the end; dispatch thread. */
+    void found() {
+        known = true;
+    }
+
+    /** A reset-cursor: entries after the reset position are there to read again, and the end is found anew. */
+    void forgotten() {
+        known = false;
+    }
+
+    /** Tells {@code bc} that it reached the end when the end is known and it acknowledged every entry; any thread. */
+    void tellIfDone(BroadcastConsumer bc) {
+        if (known && acknowledgedEverything(bc)) {
+            bc.cnx.reachedEndOfTopic(bc.consumerId);
+        }
+    }
+
+    private boolean acknowledgedEverything(BroadcastConsumer bc) {
+        return storage.next(bc.cursor.acknowledged()).compareTo(storage.lastConfirmed()) > 0;
+    }
+}

@@ -1,0 +1,112 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.awaitility.Awaitility.await;
+import static org.testng.Assert.assertEquals;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionType;
+import org.testng.annotations.Test;
+
+/**
+ * The end of a terminated topic, told as stock Pulsar tells it: a consumer hears "reached the end of the topic" once
+ * everything in the topic is acknowledged (stock: its subscription's backlog is empty; a broadcast consumer: its own
+ * position), not when the last message was sent to it. The Java client's {@code hasReachedEndOfTopic()} turns true on
+ * that command, whatever its receiver queue still holds: a device that reads {@code while
+ * (!consumer.hasReachedEndOfTopic())} would otherwise stop with messages it never took. Each case runs on a stock
+ * Failover subscription of the same topic first, the reference, then on the broadcast consumer.
+ *
+ * <p>Threading: the test thread only.
+ */
+public class BroadcastEndOfTopicTest extends BroadcastTestBase {
+
+    /**
+     * The end is told once everything is acknowledged, with a tail read that waited when the topic was terminated.
+     * Regression (thirty-second session): the plugin never told the end then; stock's own path told every consumer
+     * once the slowest had acknowledged everything (here the only one, so this case passed before the fix).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void theEndIsToldOnceTheConsumerAcknowledgedEverything() throws Exception {
+        endToldOnceEverythingIsAcknowledged("end", topic -> { });
+    }
+
+    /**
+     * The same after the terminated topic was loaded again (an unload; the clients reconnect by themselves): the
+     * dispatcher's first tail read finds the end at once. Regression (thirty-second session): the broadcast consumer
+     * was told the end when that read failed, with the three messages still in its receiver queue.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void afterAReloadTheEndIsStillToldOnceTheConsumerAcknowledgedEverything() throws Exception {
+        endToldOnceEverythingIsAcknowledged("end-reloaded", topic -> cluster.admin().topics().unload(topic));
+    }
+
+    private void endToldOnceEverythingIsAcknowledged(String name, TopicAction afterTermination) throws Exception {
+        String topic = newTopic(name);
+        Consumer<String> stock = closeAfterTest(client.newConsumer(Schema.STRING).topic(topic)
+                .subscriptionName("stock").subscriptionType(SubscriptionType.Failover).consumerName("twin")
+                .subscribe());
+        Consumer<String> car = closeAfterTest(broadcastConsumer(topic, "fleet", "car"));
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 3);
+        }
+        cluster.admin().topics().terminateTopic(topic);
+        afterTermination.on(topic);
+        for (Consumer<String> consumer : List.of(stock, car)) {
+            String who = consumer == stock ? "the stock consumer" : "the broadcast consumer";
+            await(who + " connected").atMost(Duration.ofSeconds(30)).until(consumer::isConnected);
+            notTheEnd(consumer, who + ", three messages in its receiver queue");
+            List<Message<String>> three = take(consumer, 3);
+            assertEquals(values(three), List.of("m-0", "m-1", "m-2"), who);
+            notTheEnd(consumer, who + ", three messages taken, none acknowledged");
+            consumer.acknowledge(three.get(0));
+            consumer.acknowledge(three.get(2));
+            notTheEnd(consumer, who + ", m-1 not acknowledged");
+            consumer.acknowledge(three.get(1));
+            await(who + " told the end once everything is acknowledged").atMost(Duration.ofSeconds(30))
+                    .until(consumer::hasReachedEndOfTopic);
+        }
+    }
+
+    /**
+     * A consumer that subscribes to a terminated topic with nothing left to receive is told the end at once, whatever
+     * the other consumers did: a new stock subscription at the latest position, and a broadcast consumer of a new
+     * name (it starts at the tail) beside one with two messages to acknowledge. Regression (thirty-second session):
+     * the newcomer was told only once the other had acknowledged everything (stock's path; the tail read had waited
+     * when the topic was terminated, and the plugin never found the end).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aConsumerJoiningAtTheEndOfATerminatedTopicIsToldAtOnce() throws Exception {
+        String topic = newTopic("joined-at-end");
+        Consumer<String> first = closeAfterTest(broadcastConsumer(topic, "fleet", "first"));
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 2);
+        }
+        cluster.admin().topics().terminateTopic(topic);
+        Consumer<String> stock = closeAfterTest(client.newConsumer(Schema.STRING).topic(topic)
+                .subscriptionName("stock").subscriptionType(SubscriptionType.Failover).subscribe());
+        Consumer<String> newcomer = closeAfterTest(broadcastConsumer(topic, "fleet", "newcomer"));
+        for (Consumer<String> consumer : List.of(stock, newcomer)) {
+            await(consumer.getSubscription() + " told the end").atMost(Duration.ofSeconds(30))
+                    .until(consumer::hasReachedEndOfTopic);
+        }
+        notTheEnd(first, "the first broadcast consumer, two messages not acknowledged");
+        assertEquals(receive(first, 2), List.of("m-0", "m-1"));
+        await("the first broadcast consumer told the end").atMost(Duration.ofSeconds(30))
+                .until(first::hasReachedEndOfTopic);
+    }
+
+    /** Something done to a topic. */
+    private interface TopicAction {
+        void on(String topic) throws Exception;
+    }
+
+    /** {@code consumer} is not told the end within two seconds. */
+    private static void notTheEnd(Consumer<String> consumer, String state) {
+        await("not the end: " + state).during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                .until(() -> !consumer.hasReachedEndOfTopic());
+    }
+}
