@@ -265,6 +265,12 @@ final class EquivalenceSchedule {
         awaitSubscribed();
         int kind = random.nextInt(5);
         int index = random.nextInt(published);
+        if (kind == 3 && terminated) {
+            // Stock's reset by time fails on a terminated topic that was loaded again (HTTP 500: a
+            // NullPointerException in ManagedLedgerImpl.asyncReadEntry, whose current ledger is null; found by seed
+            // 672043283 on the stock topic): to the message instead.
+            kind = 2;
+        }
         for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
             for (String sub : side.subscriptions()) {
                 switch (kind) {
@@ -317,16 +323,31 @@ final class EquivalenceSchedule {
     }
 
     /**
-     * Stock tells a drained consumer of a terminated topic its end once its acknowledgements are in (within 5 s
-     * here); the broadcast twin must be told too, and must not be when the stock one is not.
+     * Before termination neither consumer of a pair is told the end of the topic; after it, a drained broadcast
+     * consumer (it acknowledged everything its stock twin received, which is everything) must be told within 5 s.
+     * Its stock twin is told too, except where stock stalls: a read that failed at the end stays registered in the
+     * managed cursor ({@code ManagedCursorImpl.checkForNewEntries}), and stock's dispatcher silently stops reading on
+     * the {@code ConcurrentWaitCallbackException} of its next read, so a consumer that subscribes again after that is
+     * never told (seed 1179962357: "..., terminate, reset earliest, close car-1, everyone open"; the stock cursor
+     * then held a waiting read, {@code hasPendingReadRequest()} true, checked once). That is printed, not failed.
      */
     private void compareEnds(EquivalenceSide.Car reference, EquivalenceSide.Car car) {
-        boolean told = terminated && within(reference.consumer::hasReachedEndOfTopic);
-        boolean twinTold = told ? within(car.consumer::hasReachedEndOfTopic) : car.consumer.hasReachedEndOfTopic();
-        if (told != twinTold) {
-            throw new AssertionError("seed " + seed + " (-Dbroadcast.equivalence.seed=" + seed + "), " + consumers
-                    + " consumer(s): after " + played + " the stock " + car.name() + " was " + (told ? "" : "not ")
-                    + "told the end of the topic, the broadcast one " + (twinTold ? "was" : "was not"));
+        String where = "seed " + seed + " (-Dbroadcast.equivalence.seed=" + seed + "), " + consumers
+                + " consumer(s): after " + played + " ";
+        if (!terminated) {
+            if (reference.consumer.hasReachedEndOfTopic() || car.consumer.hasReachedEndOfTopic()) {
+                throw new AssertionError(where + car.name() + " was told the end of a topic not terminated");
+            }
+            return;
+        }
+        if (!within(car.consumer::hasReachedEndOfTopic)) {
+            throw new AssertionError(where + "the broadcast " + car.name() + " was not told the end of the topic,"
+                    + " though it acknowledged everything; the stock one " + (reference.consumer
+                    .hasReachedEndOfTopic() ? "was" : "was not"));
+        }
+        if (!within(reference.consumer::hasReachedEndOfTopic)) {
+            System.out.println("StockEquivalenceTest: " + where + "the stock " + car.name() + " was not told the end"
+                    + " of the topic (stock's stall at the end), the broadcast one was");
         }
     }
 

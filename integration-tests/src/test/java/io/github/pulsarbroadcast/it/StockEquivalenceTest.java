@@ -16,8 +16,8 @@ import org.testng.annotations.Test;
  * each of theirs). Ledgers roll over every 5 entries, and are retained. After each step each connected stock
  * consumer is drained until it stays quiet, and its broadcast twin must then receive the same messages in the same
  * order (anything more shows in the next step's comparison; at the end everyone connects and drains once more, and
- * nothing more may come); once the topics are terminated, each broadcast consumer must also be told the end of the
- * topic when, and only when, its stock twin is.
+ * nothing more may come); once the topics are terminated, each drained broadcast consumer must also be told the end
+ * of the topic, as its stock twin is (but for a stall of stock's: {@code EquivalenceSchedule.compareEnds}).
  * Consumers acknowledge each message at once (no grouping, so the client's duplicate filter holds nothing), except in
  * the steps that publish three messages of which each consumer negatively acknowledges the second (a redelivery over
  * an acknowledgement hole), and those that acknowledge three cumulatively, alone or mixed with individual and negative

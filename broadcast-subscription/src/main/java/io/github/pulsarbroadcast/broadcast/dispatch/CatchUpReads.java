@@ -170,7 +170,7 @@ final class CatchUpReads extends StorageReads {
     }
 
     @Override
-    void onFailed(ManagedLedgerException e) {
+    void onFailed(ManagedLedgerException e, Object ctx) {
         pending = false;
         stale = false;
         if (fanOut.isClosed()) {

@@ -14,8 +14,9 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
  * <p>Threading: {@link #found} and {@link #forgotten} run on the dispatch thread, {@link #tellIfDone} on any thread
  * (the dispatch thread, and the thread of an acknowledgement); {@link #known} is volatile. An acknowledgement and the
  * dispatch thread may both tell a consumer (each reads the other's write: the flag is volatile, the position is read
- * and written under the cursor's lock); so may stock's own path once the durable mark-delete reaches the end. The
- * client's flag is idempotent.
+ * and written under the cursor's lock); so may stock's own path once the durable mark-delete reaches the end, and a
+ * later flow of a consumer at the end. The client's flag does not mind; a listener's {@code reachedEndOfTopic} may be
+ * called more than once, as with stock, which tells again after every acknowledgement once the backlog is empty.
  */
 final class EndOfTopic {
 

@@ -146,6 +146,7 @@ final class FanOut {
         bc.cursor.advanceNextTo(next);
         if (before != BroadcastConsumer.State.REMOVED) {
             place(bc);
+            end.tellIfDone(bc); // moved to the end of a terminated topic (clear-backlog, skip)
         }
     }
 
@@ -191,6 +192,15 @@ final class FanOut {
     }
 
     // ----- where a consumer waits -----
+
+    /** Places again those of {@code consumers} that are idle (an end of the topic was taken back). */
+    void placeIdle(List<BroadcastConsumer> consumers) {
+        for (BroadcastConsumer bc : consumers) {
+            if (bc.state == BroadcastConsumer.State.IDLE) {
+                place(bc);
+            }
+        }
+    }
 
     void place(BroadcastConsumer bc) {
         if (bc.isRemoved() || closed || !bc.joined) {

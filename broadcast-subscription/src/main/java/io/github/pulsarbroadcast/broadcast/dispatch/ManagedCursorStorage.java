@@ -81,12 +81,12 @@ final class ManagedCursorStorage implements SubscriptionStorage {
      * position stopped receiving, new messages included, until the topic was unloaded.)
      */
     @Override
-    public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback) {
+    public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback, Object ctx) {
         PositionImpl read = (PositionImpl) cursor.getReadPosition();
         if (read.getEntryId() < 0) {
             cursor.seek(normalize(read));
         }
-        cursor.asyncReadEntriesOrWait(maxEntries, maxBytes, callback, null, PositionImpl.LATEST);
+        cursor.asyncReadEntriesOrWait(maxEntries, maxBytes, callback, ctx, PositionImpl.LATEST);
     }
 
     @Override

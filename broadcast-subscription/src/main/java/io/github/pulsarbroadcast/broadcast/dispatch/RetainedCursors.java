@@ -385,6 +385,17 @@ final class RetainedCursors implements NameHandover.Releases {
         return out;
     }
 
+    /** The connected consumers, copied under the lock. */
+    synchronized List<BroadcastConsumer> attachedConsumers() {
+        List<BroadcastConsumer> out = new ArrayList<>(attached);
+        for (int i = 0; i < table.size(); i++) {
+            if (table.attached(i) != null) {
+                out.add(table.attached(i));
+            }
+        }
+        return out;
+    }
+
     /** Connected consumers; any thread, without the lock. */
     int attachedCount() {
         return attached;

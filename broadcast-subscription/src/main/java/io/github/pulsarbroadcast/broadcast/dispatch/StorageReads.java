@@ -39,7 +39,8 @@ abstract class StorageReads implements ReadEntriesCallback {
     /** Entries read; {@code arrivedNanos} is when storage handed them over (on its own thread). */
     abstract void onEntries(List<Entry> entries, long arrivedNanos);
 
-    abstract void onFailed(ManagedLedgerException e);
+    /** A read failed; {@code ctx} is what the read was issued with. */
+    abstract void onFailed(ManagedLedgerException e, Object ctx);
 
     /** A read succeeded: the next failure starts the back-off again. */
     final void succeeded() {
@@ -65,6 +66,6 @@ abstract class StorageReads implements ReadEntriesCallback {
 
     @Override
     public final void readEntriesFailed(ManagedLedgerException exception, Object ctx) {
-        fanOut.owner.post(() -> onFailed(exception));
+        fanOut.owner.post(() -> onFailed(exception, ctx));
     }
 }

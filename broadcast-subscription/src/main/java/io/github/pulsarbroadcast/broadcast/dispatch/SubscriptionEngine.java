@@ -120,6 +120,10 @@ final class SubscriptionEngine {
         return cursors.attachedCount();
     }
 
+    List<BroadcastConsumer> attachedConsumers() {
+        return cursors.attachedConsumers();
+    }
+
     String topicName() {
         return topicName;
     }

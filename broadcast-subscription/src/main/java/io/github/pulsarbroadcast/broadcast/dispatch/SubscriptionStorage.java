@@ -42,8 +42,11 @@ public interface SubscriptionStorage {
      */
     PositionImpl normalize(PositionImpl position);
 
-    /** Reads at most {@code maxEntries} entries at the read position, waiting for new ones when there are none. */
-    void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback);
+    /**
+     * Reads at most {@code maxEntries} entries at the read position, waiting for new ones when there are none;
+     * {@code ctx} comes back with the answer.
+     */
+    void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback, Object ctx);
 
     /** Cancels a tail read that is waiting for entries; false when there is none waiting (or it already runs). */
     boolean cancelTailRead();

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.ManagedLedgerException.ConcurrentWaitCallbackException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.NoMoreEntriesToReadException;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
@@ -24,6 +25,11 @@ final class TailReads extends StorageReads {
     private final Map<ConsumerConnection, List<BroadcastConsumer>> waiting = new IdentityHashMap<>();
     private int waitingCount;
     private boolean terminated;
+    /**
+     * Identifies the read in flight: the answer of an earlier one is stale (a cancelled read's delayed check can
+     * still fail it, ManagedCursorImpl.checkForNewEntries).
+     */
+    private long readId;
     /** The next position a tail read returns; refreshed from storage whenever no tail read is in flight. */
     private PositionImpl frontier;
 
@@ -68,7 +74,8 @@ final class TailReads extends StorageReads {
         }
         pending = true;
         frontier();
-        fanOut.storage.readTail(fanOut.config.maxReadBatchSize(), fanOut.config.windowMaxBytes(), this);
+        readId++;
+        fanOut.storage.readTail(fanOut.config.maxReadBatchSize(), fanOut.config.windowMaxBytes(), this, readId);
     }
 
     /** Cancels a read that waits for entries and issues it again (see {@link FanOut#rearmTailRead}). */
@@ -103,14 +110,33 @@ final class TailReads extends StorageReads {
     }
 
     /**
-     * Finds the end of a topic terminated while a tail read waited for entries: the managed ledger does not fail a
-     * read already waiting when it is terminated (only a read that starts afterwards), so that read is issued again.
-     * Called on every periodic sync until the end is found.
+     * Called on every periodic sync. Finds the end of a terminated topic without a read failing at it: the managed
+     * ledger does not fail a read already waiting when it is terminated (only a read that starts afterwards), and no
+     * read runs while no consumer waits at the tail. And takes back an end found too early: the ledger says
+     * "terminated" as soon as termination begins, and a write confirmed after that can still add the last entry.
      */
     void checkTerminated() {
-        if (!terminated && fanOut.storage.isTerminated()) {
-            rearm();
+        if (terminated) {
+            if (moreToRead()) {
+                terminated = false;
+                fanOut.end.forgotten();
+                fanOut.placeIdle(fanOut.owner.attachedConsumers());
+            }
+        } else if (fanOut.storage.isTerminated()) {
+            cancel();
+            if (pending) {
+                return; // a read runs: its answer says
+            }
+            if (moreToRead()) {
+                read();
+            } else {
+                endFound();
+            }
         }
+    }
+
+    private boolean moreToRead() {
+        return fanOut.storage.normalize(fanOut.storage.readPosition()).compareTo(fanOut.storage.lastConfirmed()) <= 0;
     }
 
     @Override
@@ -197,29 +223,48 @@ final class TailReads extends StorageReads {
     }
 
     @Override
-    void onFailed(ManagedLedgerException e) {
+    void onFailed(ManagedLedgerException e, Object ctx) {
+        if (!(ctx instanceof Long) || (Long) ctx != readId) {
+            return; // stale: not the read in flight (regression, thirty-second session's review)
+        }
         pending = false;
         if (fanOut.isClosed()) {
             return;
         }
-        if (e instanceof NoMoreEntriesToReadException) {
-            // The topic was terminated and everything in it was read: read no more; tell every consumer at the end
-            // that acknowledged everything (the others are told by their last acknowledgement).
-            terminated = true;
-            fanOut.end.found();
-            // The managed cursor keeps the failed read registered as its waiting read (ManagedCursorImpl's
-            // checkForNewEntries fails it without clearing it): every later tail read, after a reset-cursor, would
-            // fail with ConcurrentWaitCallbackException, for ever (regression, thirty-second session).
+        // The managed cursor keeps a read that failed at the end registered as its waiting read (checkForNewEntries
+        // fails it without clearing it): every later tail read at the end, after a reset-cursor, failed with
+        // ConcurrentWaitCallbackException, for ever (regression, thirty-second session). Any read it still holds
+        // is one this dispatcher no longer waits for.
+        if (e instanceof NoMoreEntriesToReadException || e instanceof ConcurrentWaitCallbackException) {
             fanOut.storage.cancelTailRead();
-            for (List<BroadcastConsumer> group : waiting.values()) {
-                for (BroadcastConsumer bc : group) {
-                    bc.state = BroadcastConsumer.State.IDLE;
-                    fanOut.end.tellIfDone(bc);
-                }
-            }
-            clear();
+        }
+        if (e instanceof NoMoreEntriesToReadException) {
+            endFound();
             return;
         }
         retryLater("Tail", e);
+    }
+
+    /**
+     * The topic was terminated and everything in it was read: read no more; tell every consumer that acknowledged
+     * everything (the others are told by their last acknowledgement). Unless the last entry was confirmed after the
+     * read found none: then read it.
+     */
+    private void endFound() {
+        if (moreToRead()) {
+            read();
+            return;
+        }
+        terminated = true;
+        fanOut.end.found();
+        for (List<BroadcastConsumer> group : waiting.values()) {
+            for (BroadcastConsumer bc : group) {
+                bc.state = BroadcastConsumer.State.IDLE;
+            }
+        }
+        clear();
+        for (BroadcastConsumer bc : fanOut.owner.attachedConsumers()) { // those without permits too, as stock
+            fanOut.end.tellIfDone(bc);
+        }
     }
 }

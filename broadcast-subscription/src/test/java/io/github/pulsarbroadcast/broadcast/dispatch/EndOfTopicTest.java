@@ -129,6 +129,81 @@ public class EndOfTopicTest {
         assertEquals(ends(back), 1, "then told the end again");
     }
 
+    /** As stock, which tells every consumer once the backlog is empty: one without permits is told too. */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aConsumerWithoutPermitsIsToldToo() throws Exception {
+        BroadcastConsumer car = engine.join(1, "car", cnx, InitialPosition.Latest, 0);
+        engine.flow(car, 3);
+        world.settle(ledger);
+        publish(3);
+        ackAll(car); // its three permits used: it does not wait at the tail, and no tail read runs
+        ledger.terminate();
+        engine.sync();
+        world.settle(ledger);
+        assertEquals(ends(car), 1, "told without a flow");
+    }
+
+    /**
+     * The ledger says "terminated" as soon as termination begins; a write confirmed after that still adds an entry.
+     * The end found before it is taken back by the next sync, and the entry delivered.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void anEntryConfirmedAfterTheEndWasFoundIsStillDelivered() {
+        BroadcastConsumer car = join(1, "car");
+        publish(2);
+        ackAll(car);
+        ledger.terminate();
+        engine.sync();
+        world.settle(ledger);
+        assertEquals(ends(car), 1);
+        PositionImpl late = ledger.publish(false);
+        engine.sync();
+        world.settle(ledger);
+        assertEquals(received.get(1L).get(received.get(1L).size() - 1), late, "the late entry delivered");
+        ackAll(car);
+        assertEquals(ends(car), 2, "and the end told again");
+    }
+
+    /**
+     * A waiting read the managed cursor holds and the dispatcher does not know of makes every tail read fail with
+     * ConcurrentWaitCallbackException: it is dropped, and the read made again after the back-off.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aStrayWaitingReadIsDroppedAndTheReadMadeAgain() {
+        ledger.strayWaitingRead = true;
+        BroadcastConsumer car = join(1, "car");
+        world.advance(1_000); // the retry's back-off
+        world.settle(ledger);
+        publish(2);
+        assertEquals(received.getOrDefault(car.consumerId, List.of()).size(), 2, "delivered after the retry");
+    }
+
+    /**
+     * A cancelled read's late failure (its delayed check fails the callback it was given) is not the read in flight:
+     * arriving after a reset-cursor it must not end the replay. Regression (thirty-second session's review).
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aCancelledReadsLateFailureDoesNotEndAReplay() throws Exception {
+        BroadcastConsumer car = join(1, "car", InitialPosition.Earliest);
+        publish(3);
+        ackAll(car);
+        ledger.terminate();
+        engine.sync(); // cancels the read that waited, reads again: that read fails at the end
+        world.settle(ledger);
+        assertEquals(ends(car), 1);
+        engine.leave(car);
+        engine.beginReset();
+        ledger.resetTo(PositionImpl.get(LEDGER, -1));
+        engine.cursorReset();
+        engine.endReset();
+        world.settle(ledger);
+        BroadcastConsumer back = engine.join(2, "car", cnx, InitialPosition.Earliest, 0);
+        ledger.failCancelledRead();
+        engine.flow(back, 100);
+        world.settle(ledger);
+        assertEquals(received.getOrDefault(2L, List.of()).size(), 3, "replayed: " + received.get(2L));
+    }
+
     private BroadcastConsumer join(long id, String name) {
         return join(id, name, InitialPosition.Latest);
     }

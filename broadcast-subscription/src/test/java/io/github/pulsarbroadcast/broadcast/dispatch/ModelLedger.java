@@ -32,6 +32,15 @@ final class ModelLedger implements SubscriptionStorage {
     private PositionImpl readPosition;
     private ReadEntriesCallback waitingRead;
     private int waitingMax;
+    private Object waitingCtx;
+    /** The last waiting read cancelled, and its ctx: {@link #failCancelledRead} fails it late. */
+    private ReadEntriesCallback cancelledRead;
+    private Object cancelledCtx;
+    /**
+     * A waiting read the dispatcher does not know of (as a failed read the managed cursor kept): the next tail read
+     * fails with ConcurrentWaitCallbackException, as the managed cursor's, until a cancel drops it.
+     */
+    boolean strayWaitingRead;
     private boolean onWaitingList;
     private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
     private final List<ByteBuf> created = new ArrayList<>();
@@ -66,7 +75,7 @@ final class ModelLedger implements SubscriptionStorage {
             ReadEntriesCallback cb = waitingRead;
             waitingRead = null;
             onWaitingList = false;
-            readTail(waitingMax, Long.MAX_VALUE, cb);
+            readTail(waitingMax, Long.MAX_VALUE, cb, waitingCtx);
         }
         return PositionImpl.get(current, n);
     }
@@ -210,7 +219,14 @@ final class ModelLedger implements SubscriptionStorage {
     }
 
     @Override
-    public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback) {
+    public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback, Object ctx) {
+        if (strayWaitingRead) {
+            completions.add(() -> callback.readEntriesFailed(
+                    new ManagedLedgerException.ConcurrentWaitCallbackException(), ctx));
+            return;
+        }
+        // Stricter than the managed cursor (which fails the read with ConcurrentWaitCallbackException): the
+        // dispatcher must never read while a read of its own waits.
         if (waitingRead != null) {
             throw new IllegalStateException("a second tail read while one waits");
         }
@@ -230,13 +246,15 @@ final class ModelLedger implements SubscriptionStorage {
             // cancelled (another tail read meanwhile throws below).
             waitingRead = callback;
             waitingMax = maxEntries;
+            waitingCtx = ctx;
             onWaitingList = false;
-            failAtTheEnd(callback);
+            failAtTheEnd(callback, ctx);
             return;
         }
         if (positions.isEmpty()) {
             waitingRead = callback;
             waitingMax = maxEntries;
+            waitingCtx = ctx;
             onWaitingList = true;
             return;
         }
@@ -245,10 +263,10 @@ final class ModelLedger implements SubscriptionStorage {
         if (failNextReads > 0) {
             failNextReads--;
             readPosition = start;
-            completions.add(() -> callback.readEntriesFailed(new ManagedLedgerException("injected"), null));
+            completions.add(() -> callback.readEntriesFailed(new ManagedLedgerException("injected"), ctx));
             return;
         }
-        completions.add(() -> callback.readEntriesComplete(entries(positions), null));
+        completions.add(() -> callback.readEntriesComplete(entries(positions), ctx));
     }
 
     /**
@@ -265,16 +283,34 @@ final class ModelLedger implements SubscriptionStorage {
         return terminated;
     }
 
-    private void failAtTheEnd(ReadEntriesCallback callback) {
+    private void failAtTheEnd(ReadEntriesCallback callback, Object ctx) {
         completions.add(() -> callback.readEntriesFailed(
-                new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), null));
+                new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), ctx));
+    }
+
+    /**
+     * The last cancelled read fails now with NoMoreEntriesToRead, as a cancelled read's delayed check does on a
+     * terminated ledger ({@code ManagedCursorImpl.checkForNewEntries} fails the callback it was given whatever
+     * happened to its op since).
+     */
+    void failCancelledRead() {
+        ReadEntriesCallback callback = cancelledRead;
+        Object ctx = cancelledCtx;
+        completions.add(() -> callback.readEntriesFailed(
+                new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), ctx));
     }
 
     @Override
     public boolean cancelTailRead() {
+        if (strayWaitingRead) {
+            strayWaitingRead = false;
+            return true;
+        }
         if (waitingRead == null) {
             return false;
         }
+        cancelledRead = waitingRead;
+        cancelledCtx = waitingCtx;
         waitingRead = null;
         onWaitingList = false;
         return true;
