@@ -73,9 +73,7 @@ public class EndOfTopicTest {
     public void aConsumerIsToldOnlyOnceItAcknowledgedEverything() {
         BroadcastConsumer car = join(1, "car");
         publish(3);
-        ledger.terminate();
-        engine.sync();
-        world.settle(ledger);
+        terminateAndSync();
         assertEquals(received.get(1L).size(), 3);
         assertEquals(ends(car), 0, "three messages sent, none acknowledged");
         engine.acknowledge(car, LEDGER, 0, false);
@@ -89,9 +87,7 @@ public class EndOfTopicTest {
     public void aConsumerIsToldWhateverTheOthersAcknowledged() {
         BroadcastConsumer slow = join(1, "slow");
         publish(2);
-        ledger.terminate();
-        engine.sync();
-        world.settle(ledger);
+        terminateAndSync();
         BroadcastConsumer newcomer = join(2, "newcomer"); // a new name starts at the tail: nothing to acknowledge
         world.settle(ledger);
         assertEquals(ends(newcomer), 1, "the newcomer is told at once");
@@ -104,20 +100,12 @@ public class EndOfTopicTest {
     public void aResetAfterTheEndReplaysToTheEndAndTellsItAgain() {
         BroadcastConsumer car = join(1, "car", InitialPosition.Earliest);
         publish(5);
-        ledger.terminate();
-        engine.sync();
-        world.settle(ledger);
+        terminateAndSync();
         ackAll(car);
         assertEquals(received.get(1L).size(), 5, "delivered: " + received);
         assertEquals(ends(car), 1, "told the end");
 
-        // As stock's reset: the consumers are disconnected, the cursor moves back, they subscribe again.
-        engine.leave(car);
-        engine.beginReset();
-        ledger.resetTo(PositionImpl.get(LEDGER, -1));
-        engine.cursorReset();
-        engine.endReset();
-        world.settle(ledger);
+        resetToTheStart(car);
         BroadcastConsumer back = join(2, "car", InitialPosition.Earliest);
         List<PositionImpl> expected = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -137,9 +125,7 @@ public class EndOfTopicTest {
         world.settle(ledger);
         publish(3);
         ackAll(car); // its three permits used: it does not wait at the tail, and no tail read runs
-        ledger.terminate();
-        engine.sync();
-        world.settle(ledger);
+        terminateAndSync();
         assertEquals(ends(car), 1, "told without a flow");
     }
 
@@ -152,9 +138,7 @@ public class EndOfTopicTest {
         BroadcastConsumer car = join(1, "car");
         publish(2);
         ackAll(car);
-        ledger.terminate();
-        engine.sync();
-        world.settle(ledger);
+        terminateAndSync();
         assertEquals(ends(car), 1);
         PositionImpl late = ledger.publish(false);
         engine.sync();
@@ -187,21 +171,31 @@ public class EndOfTopicTest {
         BroadcastConsumer car = join(1, "car", InitialPosition.Earliest);
         publish(3);
         ackAll(car);
-        ledger.terminate();
-        engine.sync(); // cancels the read that waited, reads again: that read fails at the end
-        world.settle(ledger);
+        terminateAndSync(); // the sync cancels the read that waited and finds the end
         assertEquals(ends(car), 1);
-        engine.leave(car);
-        engine.beginReset();
-        ledger.resetTo(PositionImpl.get(LEDGER, -1));
-        engine.cursorReset();
-        engine.endReset();
-        world.settle(ledger);
+        resetToTheStart(car);
         BroadcastConsumer back = engine.join(2, "car", cnx, InitialPosition.Earliest, 0);
         ledger.failCancelledRead();
         engine.flow(back, 100);
         world.settle(ledger);
         assertEquals(received.getOrDefault(2L, List.of()).size(), 3, "replayed: " + received.get(2L));
+    }
+
+    /** The topic is terminated and the periodic sync runs. */
+    private void terminateAndSync() {
+        ledger.terminate();
+        engine.sync();
+        world.settle(ledger);
+    }
+
+    /** As stock's reset to the earliest position: the consumers are disconnected and the cursor moves back. */
+    private void resetToTheStart(BroadcastConsumer connected) {
+        engine.leave(connected);
+        engine.beginReset();
+        ledger.resetTo(PositionImpl.get(LEDGER, -1));
+        engine.cursorReset();
+        engine.endReset();
+        world.settle(ledger);
     }
 
     private BroadcastConsumer join(long id, String name) {
