@@ -48,7 +48,9 @@ final class ManagedCursorStorage implements SubscriptionStorage {
 
     @Override
     public boolean isTerminated() {
-        return ledger.isTerminated();
+        // The ledger says "terminated" as soon as termination begins; writes already sent may still confirm (and
+        // move the last entry) until none is pending.
+        return ledger.isTerminated() && ledger.getPendingAddEntriesCount() == 0;
     }
 
     @Override

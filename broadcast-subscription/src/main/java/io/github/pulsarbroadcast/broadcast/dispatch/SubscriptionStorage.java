@@ -27,7 +27,10 @@ public interface SubscriptionStorage {
     /** The last entry written to the topic. */
     PositionImpl lastConfirmed();
 
-    /** Whether the topic was terminated: no entry will be added after {@link #lastConfirmed}. */
+    /**
+     * Whether the topic was terminated and no write is still on its way: no entry will be added after
+     * {@link #lastConfirmed}.
+     */
     boolean isTerminated();
 
     /** The topic's ledgers as they are now, to count how far behind the last entry positions are. */

@@ -88,6 +88,7 @@ final class TailReads extends StorageReads {
     void cancel() {
         if (pending && fanOut.storage.cancelTailRead()) {
             pending = false;
+            readId++; // a cancelled read's delayed check can still fail it: that answer is stale now
         }
         if (!pending) {
             frontier = null;
@@ -169,6 +170,13 @@ final class TailReads extends StorageReads {
         fanOut.submit(sends, startNanos, batch.size());
         batch.release();
         fanOut.placeAll(moved);
+        if (terminated) {
+            // Entries after the end was found: a write confirmed during the termination woke the read that failed
+            // at the end (the ledger keeps it on its waiting list). Not the end after all: those it left idle go on.
+            terminated = false;
+            fanOut.end.forgotten();
+            fanOut.placeIdle(fanOut.owner.attachedConsumers());
+        }
         counters.fanOutPass.recordNanos(System.nanoTime() - startNanos);
         read();
     }
@@ -227,16 +235,16 @@ final class TailReads extends StorageReads {
         if (!(ctx instanceof Long) || (Long) ctx != readId) {
             return; // stale: not the read in flight (regression, thirty-second session's review)
         }
-        pending = false;
-        if (fanOut.isClosed()) {
-            return;
-        }
         // The managed cursor keeps a read that failed at the end registered as its waiting read (checkForNewEntries
         // fails it without clearing it): every later tail read at the end, after a reset-cursor, failed with
         // ConcurrentWaitCallbackException, for ever (regression, thirty-second session). Any read it still holds
         // is one this dispatcher no longer waits for.
+        pending = false;
         if (e instanceof NoMoreEntriesToReadException || e instanceof ConcurrentWaitCallbackException) {
             fanOut.storage.cancelTailRead();
+        }
+        if (fanOut.isClosed()) {
+            return;
         }
         if (e instanceof NoMoreEntriesToReadException) {
             endFound();

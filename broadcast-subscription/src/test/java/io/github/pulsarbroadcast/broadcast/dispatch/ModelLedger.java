@@ -41,6 +41,8 @@ final class ModelLedger implements SubscriptionStorage {
      * fails with ConcurrentWaitCallbackException, as the managed cursor's, until a cancel drops it.
      */
     boolean strayWaitingRead;
+    /** Writes sent and not yet confirmed: while any is, a terminated ledger's last entry may still move. */
+    int pendingAdds;
     private boolean onWaitingList;
     private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
     private final List<ByteBuf> created = new ArrayList<>();
@@ -242,12 +244,13 @@ final class ModelLedger implements SubscriptionStorage {
             positions.add(p);
         }
         if (positions.isEmpty() && terminated) {
-            // As ManagedCursorImpl.checkForNewEntries: the read fails and stays registered as the waiting read until
-            // cancelled (another tail read meanwhile throws below).
+            // As ManagedCursorImpl.checkForNewEntries: the read fails and stays registered as the waiting read, on
+            // the ledger's waiting list (a write confirmed later wakes it), until cancelled (another tail read
+            // meanwhile throws below).
             waitingRead = callback;
             waitingMax = maxEntries;
             waitingCtx = ctx;
-            onWaitingList = false;
+            onWaitingList = true;
             failAtTheEnd(callback, ctx);
             return;
         }
@@ -280,7 +283,7 @@ final class ModelLedger implements SubscriptionStorage {
 
     @Override
     public boolean isTerminated() {
-        return terminated;
+        return terminated && pendingAdds == 0;
     }
 
     private void failAtTheEnd(ReadEntriesCallback callback, Object ctx) {
