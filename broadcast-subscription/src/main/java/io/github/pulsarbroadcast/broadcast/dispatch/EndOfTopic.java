@@ -2,7 +2,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 /**
  * When a consumer of a terminated topic is told that it reached the end: once the dispatcher knows the topic ended
- * (a tail read found its end) <em>and</em> the consumer has acknowledged every entry, as stock Pulsar tells the
+ * (a tail read or the periodic sync found its end) <em>and</em> the consumer has acknowledged every entry, as stock Pulsar tells the
  * consumers of a subscription once its backlog is empty ({@code PersistentSubscription} after an acknowledgement,
  * {@code PersistentDispatcherSingleActiveConsumer} when a read finds the end). A broadcast consumer's backlog is its
  * own position: it does not wait for the other consumers.
@@ -21,19 +21,22 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 final class EndOfTopic {
 
     private final SubscriptionStorage storage;
-    /** A tail read found the end of the terminated topic (and no reset-cursor since); written by the dispatch thread. */
+    /** The end of the terminated topic was found (and not taken back since); written by the dispatch thread. */
     private volatile boolean known;
 
     EndOfTopic(SubscriptionStorage storage) {
         this.storage = storage;
     }
 
-    /** A tail read found the end; dispatch thread. */
+    /** The end was found (by a tail read, or by the periodic sync with nothing left to read); dispatch thread. */
     void found() {
         known = true;
     }
 
-    /** A reset-cursor: entries after the reset position are there to read again, and the end is found anew. */
+    /**
+     * A reset-cursor (entries after the reset position are there to read again) or entries that came after the end:
+     * the end is found anew.
+     */
     void forgotten() {
         known = false;
     }
