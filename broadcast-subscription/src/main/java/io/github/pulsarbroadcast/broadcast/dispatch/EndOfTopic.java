@@ -3,9 +3,9 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 /**
  * When a consumer of a terminated topic is told that it reached the end: once the dispatcher knows the topic ended
  * (a tail read or the periodic sync found its end) <em>and</em> the consumer has acknowledged every entry, as stock
- * Pulsar tells the consumers of a subscription once its backlog is empty ({@code PersistentSubscription} after an acknowledgement,
- * {@code PersistentDispatcherSingleActiveConsumer} when a read finds the end). A broadcast consumer's backlog is its
- * own position: it does not wait for the other consumers.
+ * Pulsar tells the consumers of a subscription once its backlog is empty ({@code PersistentSubscription} after an
+ * acknowledgement, {@code PersistentDispatcherSingleActiveConsumer} when a read finds the end). A broadcast
+ * consumer's backlog is its own position: it does not wait for the other consumers.
  *
  * <p>Telling a consumer when its last message was <em>sent</em> (what the plugin did until the thirty-second
  * session) sets the Java client's {@code hasReachedEndOfTopic()} while its receiver queue still holds messages the
