@@ -9,8 +9,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The standalone's shutdown hook (Ctrl-C, SIGTERM): closes the cluster, and never lets stopping take longer than
  * {@link #LIMIT} plus {@link #DUMP_WAIT}. Each broker's close is bounded by {@link EmbeddedPulsar} (a minute), but
- * ZooKeeper's and the bookie's stops are not; when the cluster's close has not ended by the limit, a watchdog prints every thread's stack (where the
- * stop hangs, for a bug report) and halts the JVM, as an operator would with {@code kill -9}.
+ * ZooKeeper's and the bookie's stops are not; when the cluster's close has not ended by the limit, a watchdog prints
+ * every thread's stack (where the stop hangs, for a bug report) and halts the JVM, as an operator would with
+ * {@code kill -9}.
  *
  * <p>Threading: {@link #run} runs once on the JVM's shutdown-hook thread; the watchdog is a daemon thread of its own
  * (it only halts, and only when the close has not ended); it prints the stacks on a third daemon thread and halts

@@ -21,7 +21,10 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 final class EndOfTopic {
 
     private final SubscriptionStorage storage;
-    /** The end of the terminated topic was found (and not taken back since); written by the dispatch thread. */
+    /**
+     * The end of the terminated topic was found (and not taken back since); written by the dispatch thread, which
+     * also stops its tail reads while it is set; read by acknowledgements.
+     */
     private volatile boolean known;
 
     EndOfTopic(SubscriptionStorage storage) {
@@ -31,6 +34,11 @@ final class EndOfTopic {
     /** The end was found (by a tail read, or by the periodic sync with nothing left to read); dispatch thread. */
     void found() {
         known = true;
+    }
+
+    /** Whether the end is known: then no tail read is made. */
+    boolean isKnown() {
+        return known;
     }
 
     /**

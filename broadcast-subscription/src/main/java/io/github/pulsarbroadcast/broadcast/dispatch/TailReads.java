@@ -24,7 +24,6 @@ final class TailReads extends StorageReads {
 
     private final Map<ConsumerConnection, List<BroadcastConsumer>> waiting = new IdentityHashMap<>();
     private int waitingCount;
-    private boolean terminated;
     /**
      * Identifies the read in flight: the answer of an earlier one is stale (a cancelled read's delayed check can
      * still fail it, ManagedCursorImpl.checkForNewEntries).
@@ -46,7 +45,7 @@ final class TailReads extends StorageReads {
 
     /** {@code bc} is at the tail with permits. */
     void await(BroadcastConsumer bc) {
-        if (terminated) {
+        if (fanOut.end.isKnown()) {
             bc.state = BroadcastConsumer.State.IDLE;
             fanOut.end.tellIfDone(bc);
             return;
@@ -69,7 +68,7 @@ final class TailReads extends StorageReads {
 
     @Override
     void read() {
-        if (!mayRead() || terminated || waitingCount == 0) {
+        if (!mayRead() || fanOut.end.isKnown() || waitingCount == 0) {
             return;
         }
         pending = true;
@@ -106,7 +105,6 @@ final class TailReads extends StorageReads {
      * terminated topic reset to an earlier message were told "end of topic" and got nothing).
      */
     void cursorWasReset() {
-        terminated = false;
         fanOut.end.forgotten();
     }
 
@@ -117,11 +115,9 @@ final class TailReads extends StorageReads {
      * "terminated" as soon as termination begins, and a write confirmed after that can still add the last entry.
      */
     void checkTerminated() {
-        if (terminated) {
+        if (fanOut.end.isKnown()) {
             if (moreToRead()) {
-                terminated = false;
-                fanOut.end.forgotten();
-                fanOut.placeIdle(fanOut.owner.attachedConsumers());
+                takeBackEnd();
             }
         } else if (fanOut.storage.isTerminated()) {
             cancel();
@@ -134,6 +130,12 @@ final class TailReads extends StorageReads {
                 endFound();
             }
         }
+    }
+
+    /** Not the end after all: the consumers the end left idle go on. */
+    private void takeBackEnd() {
+        fanOut.end.forgotten();
+        fanOut.placeIdle(fanOut.owner.attachedConsumers());
     }
 
     private boolean moreToRead() {
@@ -170,12 +172,10 @@ final class TailReads extends StorageReads {
         fanOut.submit(sends, startNanos, batch.size());
         batch.release();
         fanOut.placeAll(moved);
-        if (terminated) {
+        if (fanOut.end.isKnown()) {
             // Entries after the end was found: a write confirmed during the termination woke the read that failed
-            // at the end (the ledger keeps it on its waiting list). Not the end after all: those it left idle go on.
-            terminated = false;
-            fanOut.end.forgotten();
-            fanOut.placeIdle(fanOut.owner.attachedConsumers());
+            // at the end (the ledger keeps it on its waiting list).
+            takeBackEnd();
         }
         counters.fanOutPass.recordNanos(System.nanoTime() - startNanos);
         read();
@@ -263,7 +263,6 @@ final class TailReads extends StorageReads {
             read();
             return;
         }
-        terminated = true;
         fanOut.end.found();
         for (List<BroadcastConsumer> group : waiting.values()) {
             for (BroadcastConsumer bc : group) {
