@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -82,45 +83,13 @@ public final class BenchCommand implements Callable<Integer> {
             + " java).")
     String client;
 
-    @Option(names = "--consumers-per-connection", paramLabel = "K", description = "Fleet: consumers sharing one"
-            + " connection; 1 is one device per connection, more is a gateway or proxy; 0 = 1 where the broker's"
-            + " open-file limit allows, else the smallest of 10, 100, ... that fits (default 1).")
-    Integer consumersPerConnection;
-
     @Option(names = "--connect-rate", paramLabel = "PER_S", description = "Subscribes started per second, over all"
             + " consumers; 0 = as fast as --connect-concurrency allows (default 0).")
     Double connectRate;
 
-    @Option(names = "--lookup", negatable = true, description = "Fleet: partitioned-metadata and lookup requests"
-            + " before each subscribe, as the stock client sends them (default on; --no-lookup skips them).")
-    Boolean lookup;
-
-    @Option(names = "--ack", paramLabel = "individual|cumulative", description = "Fleet: acknowledgement type"
-            + " (default individual; readers always cumulative, as the stock Reader).")
-    String ack;
-
-    @Option(names = "--ack-flush", paramLabel = "read|message", description = "Fleet: flush acknowledgements once"
-            + " per read batch (read, as Netty does) or after each one (message, as the stock Java client)"
-            + " (default read).")
-    String ackFlush;
-
-    @Option(names = "--fleet-processes", paramLabel = "P", description = "Fleet: processes to spread the"
-            + " connections over; 0 = as many as the open-file limit (read from the OS) needs (default 0).")
-    Integer fleetProcesses;
-
-    @Option(names = "--fleet-threads", paramLabel = "N", description = "Fleet: Netty event-loop threads per process"
-            + " (default 1).")
-    Integer fleetThreads;
-
-    @Option(names = "--fleet-java-opts", paramLabel = "OPTS", description = "JVM options of each fleet process and of"
-            + " the floor server (default -Xms256m -Xmx2g -XX:+UseSerialGC -XX:MaxDirectMemorySize=4g; with 1g the"
-            + " fleet ran out of direct memory at 100,000 consumers past the broker's sustainable rate).")
-    String fleetJavaOpts;
-
-    @Option(names = "--connections-per-address", paramLabel = "N", description = "Fleet: connections per loopback"
-            + " source address (127.0.0.1, 127.0.0.2, ...); 0 = one address's ephemeral ports less 2,000 (default"
-            + " 0).")
-    Integer connectionsPerAddress;
+    /** The options that shape the consumer fleet ({@code --client fleet}). */
+    @Mixin
+    FleetOptions fleet = new FleetOptions();
 
     @Option(names = "--repeat", paramLabel = "K", description = "Run every (N, mode) pair K times, the modes in a"
             + " rotated order each time; the report gives the spread (default 1).")
@@ -358,25 +327,8 @@ public final class BenchCommand implements Callable<Integer> {
 
     private void applyClientOptions(BenchSettings s) {
         set(client, v -> s.client = v);
-        set(consumersPerConnection, v -> s.consumersPerConnection = v);
         set(connectRate, v -> s.connectRate = v);
-        set(lookup, v -> s.lookup = v);
-        if (ack != null) {
-            if (!ack.equals("individual") && !ack.equals("cumulative")) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--ack is 'individual' or 'cumulative'");
-            }
-            s.ackCumulative = ack.equals("cumulative");
-        }
-        if (ackFlush != null) {
-            if (!ackFlush.equals("read") && !ackFlush.equals("message")) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--ack-flush is 'read' or 'message'");
-            }
-            s.flushEveryAck = ackFlush.equals("message");
-        }
-        set(fleetProcesses, v -> s.fleetProcesses = v);
-        set(fleetThreads, v -> s.fleetThreads = v);
-        set(fleetJavaOpts, v -> s.fleetJavaOpts = v);
-        set(connectionsPerAddress, v -> s.connectionsPerAddress = v);
+        fleet.applyTo(s);
         set(repeat, v -> s.repeat = v);
         set(baselineSeconds, v -> s.baselineSeconds = v);
         set(lateGrace, v -> s.lateGraceSeconds = v);
@@ -410,7 +362,8 @@ public final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    private static <T> void set(T value, Consumer<T> setter) {
+    /** Sets {@code value} when the option was given (not null). */
+    static <T> void set(T value, Consumer<T> setter) {
         if (value != null) {
             setter.accept(value);
         }

@@ -202,18 +202,6 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         });
     }
 
-    private void logFailure(CommandSubscribe copy, Throwable cause) {
-        long unlogged = failures.failed();
-        if (unlogged >= 0) {
-            log.warn("[{}][{}] Broadcast subscribe failed: {} ({} more failed subscribes on this broker since the last"
-                    + " of these warnings, logged at DEBUG)", copy.getTopic(), copy.getSubscription(),
-                    cause.getMessage(), unlogged);
-        } else if (log.isDebugEnabled()) {
-            log.debug("[{}][{}] Broadcast subscribe failed: {}", copy.getTopic(), copy.getSubscription(),
-                    cause.getMessage());
-        }
-    }
-
     private void refuseUnauthorized(CommandSubscribe copy, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         log.warn("[{}][{}] Authorization check failed for role {}: {}", copy.getTopic(), copy.getSubscription(),
@@ -225,7 +213,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         if (error != null) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null
                     ? error.getCause() : error;
-            logFailure(copy, cause);
+            failures.log(copy.getTopic(), copy.getSubscription(), cause);
             getCommandSender().sendErrorResponse(copy.getRequestId(), BrokerServiceException.getClientErrorCode(cause),
                     cause.getMessage());
             return;

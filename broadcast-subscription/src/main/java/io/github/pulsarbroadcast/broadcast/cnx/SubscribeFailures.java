@@ -3,6 +3,8 @@ package io.github.pulsarbroadcast.broadcast.cnx;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decides which failed broadcast subscribes of one broker are logged at WARN: the first in each
@@ -19,6 +21,7 @@ import java.util.function.LongSupplier;
  */
 final class SubscribeFailures {
 
+    private static final Logger log = LoggerFactory.getLogger(SubscribeFailures.class);
     static final long INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final LongSupplier nanoClock;
@@ -46,5 +49,16 @@ final class SubscribeFailures {
             return Math.max(0, number - 1 - previous);
         }
         return -1;
+    }
+
+    /** Logs a failed subscribe of {@code subscription} on {@code topic}: at WARN when {@link #failed} says so. */
+    void log(String topic, String subscription, Throwable cause) {
+        long unlogged = failed();
+        if (unlogged >= 0) {
+            log.warn("[{}][{}] Broadcast subscribe failed: {} ({} more failed subscribes on this broker since the last"
+                    + " of these warnings, logged at DEBUG)", topic, subscription, cause.getMessage(), unlogged);
+        } else if (log.isDebugEnabled()) {
+            log.debug("[{}][{}] Broadcast subscribe failed: {}", topic, subscription, cause.getMessage());
+        }
     }
 }

@@ -74,23 +74,6 @@ final class RetainedCursors implements NameHandover.Releases {
         }
     }
 
-    /** The result of one {@link #scan}; reused by the dispatch thread. */
-    static final class Scan {
-        /** The mark-delete position the scan started from (null: it did not run). */
-        PositionImpl markDeleted;
-        PositionImpl lowestAcknowledged;
-        PositionImpl lowestNext;
-        final List<BroadcastConsumer> movedForward = new ArrayList<>();
-        /** Whether any position (connected or retained) was moved forward. */
-        boolean movedAny;
-        /** Retained positions (no consumer connected) moved forward. */
-        int movedRetained;
-        int expired;
-        /** When not null, every position's lag ({@link #lagOf}) and connected consumer are added to it. */
-        ConsumerSummaries summaries;
-        java.util.function.LongBinaryOperator lagOf;
-    }
-
     private final Map<String, Slot> byName = new HashMap<>();
     private final Map<BroadcastConsumer, Slot> anonymous = new IdentityHashMap<>();
     /** Every position, named and anonymous, in arrays: the scan reads one object (the cursor) per position. */
@@ -202,18 +185,12 @@ final class RetainedCursors implements NameHandover.Releases {
         }
     }
 
-    /** Decides, under the lock, whether a scan runs and from which mark-delete position. */
-    interface ScanStart {
-        /** The subscription's mark-delete position, or null when no scan may run now (closed, being reset). */
-        PositionImpl markDeletedOrNull();
-    }
-
     /**
-     * {@link #scan(PositionImpl, long, Scan)} from the position {@code start} gives, asked under the lock: a close or
-     * reset then happens wholly before the scan (which {@code start} sees) or wholly after it, never between the
-     * check and the pass. False, with nothing done, when {@code start} gives no position.
+     * {@link #scan(PositionImpl, long, PositionScan)} from the position {@code start} gives, asked under the lock: a
+     * close or reset then happens wholly before the scan (which {@code start} sees) or wholly after it, never between
+     * the check and the pass. False, with nothing done, when {@code start} gives no position.
      */
-    synchronized boolean scan(ScanStart start, long nowNanos, Scan out) {
+    synchronized boolean scan(PositionScan.Start start, long nowNanos, PositionScan out) {
         PositionImpl markDeleted = start.markDeletedOrNull();
         out.markDeleted = markDeleted;
         if (markDeleted == null) {
@@ -228,7 +205,7 @@ final class RetainedCursors implements NameHandover.Releases {
      * it (connected consumers so moved are listed), and finds the lowest acknowledged position of all and the
      * lowest next position of the connected ones.
      */
-    synchronized void scan(PositionImpl markDeleted, long nowNanos, Scan out) {
+    synchronized void scan(PositionImpl markDeleted, long nowNanos, PositionScan out) {
         out.lowestAcknowledged = null;
         out.lowestNext = null;
         out.movedForward.clear();
@@ -247,7 +224,7 @@ final class RetainedCursors implements NameHandover.Releases {
     }
 
     private static void visit(VirtualCursor cursor, BroadcastConsumer attachedTo, PositionImpl markDeleted,
-                              Scan out) {
+                              PositionScan out) {
         if (cursor.skipTo(markDeleted)) {
             out.movedAny = true;
             if (attachedTo != null) {

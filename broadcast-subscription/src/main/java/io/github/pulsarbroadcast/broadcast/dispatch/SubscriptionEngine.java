@@ -20,16 +20,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dispatch core of one broadcast subscription, free of stock broker objects: who is attached, every retained
- * position ({@link RetainedCursors}), the fan-out ({@link FanOut}), acknowledgements, and the periodic sync that
- * moves the durable mark-delete position and saves every consumer's position ({@link PositionSync}).
- * {@link BroadcastDispatcher} adapts it to the stock {@code Dispatcher}
- * interface; the model tests drive it directly with an in-memory storage, fake connections and a task queue.
+ * position ({@link RetainedCursors}), the fan-out ({@link FanOut}), acknowledgements, the periodic sync that moves
+ * the durable mark-delete position ({@link PeriodicSync}) and the saves of every consumer's position
+ * ({@link PositionSync}). {@link BroadcastDispatcher} adapts it to the stock {@code Dispatcher} interface; the model
+ * tests drive it directly with an in-memory storage, fake connections and a task queue.
  *
  * <p>Threading: {@link #join}, {@link #leave}, {@link #acknowledge} and the reset methods run on any thread (stock
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
  * any thread and only fill the consumer's {@link ConsumerInbox}, queueing at most one task per consumer; everything
  * else is posted to the {@link DispatchLoop}, which runs it in order. {@link #closed} is volatile, {@link #resets}
- * and {@link #recovery} thread-safe (any writer). {@link #scan} is confined to the dispatch thread.
+ * and {@link #recovery} thread-safe (any writer); {@link #periodicSync} runs on the dispatch thread.
  */
 final class SubscriptionEngine {
 
@@ -46,10 +46,8 @@ final class SubscriptionEngine {
     private final RetainedCursors cursors = new RetainedCursors();
     private final DispatchCounters counters = new DispatchCounters();
     private final FanOut fanOut;
-    private final RetainedCursors.Scan scan = new RetainedCursors.Scan();
     private final PositionSync positions;
-    /** What the metrics read of every consumer, gathered by {@link #sync} while they are read. */
-    private final ConsumerSummaries summaries = new ConsumerSummaries();
+    private final PeriodicSync periodicSync;
     /** {@link #sync} as a task that names itself in the executor's slow-task warnings. */
     final Runnable syncTask;
 
@@ -60,8 +58,6 @@ final class SubscriptionEngine {
     private volatile List<SavedPosition> positionsAtClose;
     /** Reset-cursor operations under way: while any runs, no joins and no mark-delete. */
     private final ResetGate resets = new ResetGate();
-    /** Asked under the positions' lock at the start of each scan. */
-    private final RetainedCursors.ScanStart scanStart = this::markDeletedForScan;
 
     SubscriptionEngine(String topicName, String subscriptionName, int partitionIndex, SubscriptionStorage storage,
                        BroadcastConfig config, WindowBudget windowBudget, DispatchLoop loop, LongSupplier nanoClock,
@@ -80,6 +76,8 @@ final class SubscriptionEngine {
                 TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
         this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop, nanoClock,
                 recovery::joinFloor);
+        this.periodicSync = new PeriodicSync(name, storage, config, cursors, fanOut, positions, recovery, resets,
+                counters, nanoClock, () -> closed);
         if (start.restored != null) {
             int expired = restore(start.restored);
             counters.retainedExpired.add(expired);
@@ -152,7 +150,7 @@ final class SubscriptionEngine {
     SubscriptionSnapshot snapshot(Collection<BroadcastConsumer> connected) {
         long now = nanoClock.getAsLong();
         long maxAge = TimeUnit.MILLISECONDS.toNanos(Math.max(3_000, 3 * config.markDeleteIntervalMs()));
-        ConsumerSummaries.Summary summary = summaries.latest(now, maxAge);
+        ConsumerSummaries.Summary summary = periodicSync.summaries.latest(now, maxAge);
         if (summary == null) {
             summary = ConsumerSummaries.Summary.direct(connected, cursors.lags(storage.entryOffsets()), now);
         }
@@ -275,64 +273,9 @@ final class SubscriptionEngine {
 
     // ----- the periodic sync (dispatch thread) -----
 
-    /**
-     * Moves the durable mark-delete position up to the lowest acknowledged position of every retained position
-     * (connected or not), so storage keeps every message until every consumer has it; moves forward any consumer
-     * that the cursor was moved past (backlog-quota eviction, TTL, clear-backlog, skip); drops expired positions;
-     * trims the window.
-     */
+    /** One periodic sync ({@link PeriodicSync}); dispatch thread. */
     void sync() {
-        counters.dispatchThreadName = Thread.currentThread().getName();
-        if (closed) {
-            return;
-        }
-        fanOut.checkTerminated();
-        long now = nanoClock.getAsLong();
-        boolean summarize = summaries.wanted(now);
-        scan.summaries = summarize ? summaries : null;
-        scan.lagOf = summarize ? storage.entryOffsets()::lag : null;
-        if (summarize) {
-            summaries.begin();
-        }
-        long resetsBefore = resets.begunSoFar();
-        // Closed and reset are checked, and the mark-delete read, under the positions' lock (regression: checked
-        // before it, a close's drop of the retained positions could fall between, and the mark-delete pass them).
-        if (!cursors.scan(scanStart, now, scan)) {
-            return;
-        }
-        PositionImpl markDeleted = scan.markDeleted;
-        if (summarize) {
-            summaries.publish(now);
-        }
-        if (scan.expired > 0) {
-            counters.retainedExpired.add(scan.expired);
-            log.info("{} Dropped {} retained consumer positions: their consumers did not reconnect within {} s",
-                    name, scan.expired, config.consumerRetentionSeconds());
-            positions.changed();
-        }
-        if (scan.movedAny) {
-            positions.changed();
-        }
-        // Retained positions moved by policy are counted as connected ones are (regression: they were not).
-        counters.consumersSkippedForward += scan.movedRetained;
-        if (!scan.movedForward.isEmpty()) {
-            PositionImpl next = storage.next(markDeleted);
-            for (BroadcastConsumer bc : scan.movedForward) {
-                counters.consumersSkippedForward++;
-                fanOut.skipForward(bc, next);
-            }
-            scan.movedForward.clear();
-        }
-        // During the recovery window consumers attached before the move may still be on their way back, and they
-        // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
-        PositionImpl lowest = scan.lowestAcknowledged;
-        if (!recovery.isOpen() && lowest != null && lowest.compareTo(markDeleted) > 0) {
-            resets.markDeleteUnlessResetSince(resetsBefore, storage, lowest);
-        }
-        if (scan.lowestNext != null) {
-            fanOut.trimWindow(scan.lowestNext);
-        }
-        positions.maybeSave(cursors, nanoClock.getAsLong());
+        periodicSync.run();
     }
 
     // ----- reset, close -----
@@ -355,10 +298,6 @@ final class SubscriptionEngine {
         positions.changed();
         positions.saveNow(cursors, now, false);
         post(fanOut::cursorWasReset);
-    }
-
-    private PositionImpl markDeletedForScan() {
-        return closed || resets.underWay() ? null : storage.markDeleted();
     }
 
     void endReset() {

@@ -87,7 +87,7 @@ public class RetainedCursorsModelTest {
         List<Position> anonymous = new ArrayList<>();
         long now = 1_000_000_000L;
         long markDeleted = 0;
-        RetainedCursors.Scan scan = new RetainedCursors.Scan();
+        PositionScan scan = new PositionScan();
         List<Runnable> ran = new ArrayList<>();
         List<BroadcastConsumer> former = new ArrayList<>();
         for (int step = 0; step < 300; step++) {
@@ -244,7 +244,7 @@ public class RetainedCursorsModelTest {
     }
 
     private static void checkScan(RetainedCursors cursors, Map<String, Position> named, List<Position> anonymous,
-                                  long now, long markDeleted, RetainedCursors.Scan scan) {
+                                  long now, long markDeleted, PositionScan scan) {
         int expired = named.size();
         named.values().removeIf(p -> p.attached == null && p.expiresAtNanos - now < 0);
         expired -= named.size();

@@ -1,0 +1,136 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The periodic sync of one broadcast subscription ({@code broadcastMarkDeleteIntervalMs}): one scan over every
+ * retained position ({@link RetainedCursors#scan}) that moves the durable mark-delete position up to the lowest
+ * acknowledged one (connected or not), so storage keeps every message until every consumer has it; moves forward any
+ * consumer that the managed cursor was moved past (backlog-quota eviction, TTL, clear-backlog, skip); drops expired
+ * positions; trims the window; gathers what the metrics read of every consumer ({@link ConsumerSummaries}); finds the
+ * end of a terminated topic ({@link FanOut#checkTerminated}); and saves the positions when due ({@link PositionSync}).
+ * Split out of {@link SubscriptionEngine}, which owns it and every collaborator it is given.
+ *
+ * <p>Threading: {@link #run} is confined to the dispatch thread, and so are {@link #scan} and the engine's fan-out it
+ * calls. {@link #summaries} is thread-safe ({@link ConsumerSummaries}: read by the metrics on any thread). The
+ * collaborators state their own models; the scan's start ({@link #markDeletedForScan}) runs under the positions' lock.
+ */
+final class PeriodicSync {
+
+    private static final Logger log = LoggerFactory.getLogger(PeriodicSync.class);
+
+    private final String name;
+    private final SubscriptionStorage storage;
+    private final BroadcastConfig config;
+    private final RetainedCursors cursors;
+    private final FanOut fanOut;
+    private final PositionSync positions;
+    private final RecoveryWindow recovery;
+    private final ResetGate resets;
+    private final DispatchCounters counters;
+    private final LongSupplier nanoClock;
+    /** Whether the subscription is closed (the engine's volatile flag). */
+    private final BooleanSupplier closed;
+    /** Reused by every run; dispatch thread. */
+    private final PositionScan scan = new PositionScan();
+    /** What the metrics read of every consumer, gathered by {@link #run} while it scans. */
+    final ConsumerSummaries summaries = new ConsumerSummaries();
+    /** Asked under the positions' lock at the start of each scan. */
+    private final PositionScan.Start scanStart = this::markDeletedForScan;
+
+    PeriodicSync(String name, SubscriptionStorage storage, BroadcastConfig config, RetainedCursors cursors,
+                 FanOut fanOut, PositionSync positions, RecoveryWindow recovery, ResetGate resets,
+                 DispatchCounters counters, LongSupplier nanoClock, BooleanSupplier closed) {
+        this.name = name;
+        this.storage = storage;
+        this.config = config;
+        this.cursors = cursors;
+        this.fanOut = fanOut;
+        this.positions = positions;
+        this.recovery = recovery;
+        this.resets = resets;
+        this.counters = counters;
+        this.nanoClock = nanoClock;
+        this.closed = closed;
+    }
+
+    /** One sync; dispatch thread. */
+    void run() {
+        counters.dispatchThreadName = Thread.currentThread().getName();
+        if (closed.getAsBoolean()) {
+            return;
+        }
+        fanOut.checkTerminated();
+        long now = nanoClock.getAsLong();
+        boolean summarize = beginScan(now);
+        long resetsBefore = resets.begunSoFar();
+        // Closed and reset are checked, and the mark-delete read, under the positions' lock (regression: checked
+        // before it, a close's drop of the retained positions could fall between, and the mark-delete pass them).
+        if (!cursors.scan(scanStart, now, scan)) {
+            return;
+        }
+        PositionImpl markDeleted = scan.markDeleted;
+        if (summarize) {
+            summaries.publish(now);
+        }
+        countExpiredAndMoved();
+        moveForward(markDeleted);
+        // During the recovery window consumers attached before the move may still be on their way back, and they
+        // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
+        PositionImpl lowest = scan.lowestAcknowledged;
+        if (!recovery.isOpen() && lowest != null && lowest.compareTo(markDeleted) > 0) {
+            resets.markDeleteUnlessResetSince(resetsBefore, storage, lowest);
+        }
+        if (scan.lowestNext != null) {
+            fanOut.trimWindow(scan.lowestNext);
+        }
+        positions.maybeSave(cursors, nanoClock.getAsLong());
+    }
+
+    /** Prepares the scan; true when this one gathers the consumers' summaries for the metrics. */
+    private boolean beginScan(long now) {
+        boolean summarize = summaries.wanted(now);
+        scan.summaries = summarize ? summaries : null;
+        scan.lagOf = summarize ? storage.entryOffsets()::lag : null;
+        if (summarize) {
+            summaries.begin();
+        }
+        return summarize;
+    }
+
+    private void countExpiredAndMoved() {
+        if (scan.expired > 0) {
+            counters.retainedExpired.add(scan.expired);
+            log.info("{} Dropped {} retained consumer positions: their consumers did not reconnect within {} s",
+                    name, scan.expired, config.consumerRetentionSeconds());
+            positions.changed();
+        }
+        if (scan.movedAny) {
+            positions.changed();
+        }
+        // Retained positions moved by policy are counted as connected ones are (regression: they were not).
+        counters.consumersSkippedForward += scan.movedRetained;
+    }
+
+    /** Moves the connected consumers the managed cursor was moved past to the entry after it. */
+    private void moveForward(PositionImpl markDeleted) {
+        if (scan.movedForward.isEmpty()) {
+            return;
+        }
+        PositionImpl next = storage.next(markDeleted);
+        for (BroadcastConsumer bc : scan.movedForward) {
+            counters.consumersSkippedForward++;
+            fanOut.skipForward(bc, next);
+        }
+        scan.movedForward.clear();
+    }
+
+    private PositionImpl markDeletedForScan() {
+        return closed.getAsBoolean() || resets.underWay() ? null : storage.markDeleted();
+    }
+}
