@@ -5,8 +5,10 @@ import static org.testng.Assert.assertEquals;
 
 import java.time.Duration;
 import java.util.List;
+import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionType;
@@ -23,6 +25,14 @@ import org.testng.annotations.Test;
  * <p>Threading: the test thread only.
  */
 public class BroadcastEndOfTopicTest extends BroadcastTestBase {
+
+    /** Small, so that a consumer that comes back behind the others is served by a catch-up read from storage. */
+    private static final int WINDOW = 5;
+
+    @Override
+    protected void configureBroker(ServiceConfiguration conf) {
+        conf.getProperties().setProperty("broadcastWindowMaxEntries", String.valueOf(WINDOW));
+    }
 
     /**
      * The end is told once everything is acknowledged, with a tail read that waited when the topic was terminated.
@@ -103,6 +113,50 @@ public class BroadcastEndOfTopicTest extends BroadcastTestBase {
         assertEquals(receive(first, 2), List.of("m-0", "m-1"));
         await("the first broadcast consumer told the end").atMost(Duration.ofSeconds(30))
                 .until(first::hasReachedEndOfTopic);
+    }
+
+    /**
+     * A consumer behind the window on a terminated topic that was loaded again catches up from storage, as its stock
+     * twin does: after a reset to the first message, one consumer replays everything while the other is away; when
+     * the other comes back, the first messages are no longer in the window. Regression (thirty-third session, found
+     * by {@code StockEquivalenceTest}, seed 4223677443): stock's replay ({@code ManagedCursor.asyncReplayEntries})
+     * throws a {@code NullPointerException} on a terminated managed ledger loaded again (it has no current ledger,
+     * {@code ManagedLedgerImpl.asyncReadEntry}), the catch-up read that threw stayed "in flight" for ever, and the
+     * consumer received nothing.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aConsumerBehindTheWindowCatchesUpOnATerminatedTopicLoadedAgain() throws Exception {
+        String topic = newTopic("catch-up-after-the-end");
+        int n = 3 * WINDOW;
+        Consumer<String> stock = closeAfterTest(stockTwin(topic));
+        Consumer<String> ahead = closeAfterTest(broadcastConsumer(topic, "fleet", "ahead"));
+        Consumer<String> behind = closeAfterTest(broadcastConsumer(topic, "fleet", "behind"));
+        MessageId first;
+        try (Producer<String> producer = producer(topic)) {
+            first = producer.send("m-0");
+            publish(producer, "n", n - 1);
+        }
+        for (Consumer<String> consumer : List.of(stock, ahead, behind)) {
+            assertEquals(receive(consumer, n).size(), n);
+        }
+        stock.close();
+        behind.close();
+        cluster.admin().topics().terminateTopic(topic);
+        cluster.admin().topics().unload(topic);
+        for (String subscription : List.of("stock", "fleet")) {
+            await("reset " + subscription).atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
+                    cluster.admin().topics().resetCursor(topic, subscription, first));
+        }
+        List<String> all = receive(ahead, n);
+        assertEquals(all.get(0), "m-0");
+        assertEquals(receive(closeAfterTest(stockTwin(topic)), n), all, "the stock twin, the reference");
+        assertEquals(receive(closeAfterTest(broadcastConsumer(topic, "fleet", "behind")), n), all,
+                "the broadcast consumer that came back behind the window");
+    }
+
+    private Consumer<String> stockTwin(String topic) throws Exception {
+        return client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
+                .subscriptionType(SubscriptionType.Failover).consumerName("twin").subscribe();
     }
 
     /** Something done to a topic. */

@@ -32,7 +32,8 @@ final class ClientEpochRace implements AutoCloseable {
     /** Whether {@code consumerName} on {@code topic} may be stalled by the race (both signs were logged). */
     boolean suspected(String topic, String consumerName) {
         boolean raced = redeliveredWhileConnecting.lines().stream()
-                .anyMatch(l -> l.contains("consumerName='" + consumerName + "'") && l.contains("topic='" + topic + "'"));
+                .anyMatch(l -> l.contains("consumerName='" + consumerName + "'")
+                        && l.contains("topic='" + topic + "'"));
         return raced && filtered.lines().stream().anyMatch(l -> l.contains("topic : [" + topic + "]"));
     }
 

@@ -27,6 +27,7 @@ final class EquivalenceSchedule {
 
     private final BroadcastTestBase test;
     private final EquivalenceAcks acks = new EquivalenceAcks(this);
+    private final EquivalenceEnds ends = new EquivalenceEnds(this);
     final long seed;
     final Random random;
     final int consumers;
@@ -317,46 +318,8 @@ final class EquivalenceSchedule {
         for (int i = 0; i < consumers; i++) {
             if (isOpen(i)) {
                 compare(stock.cars.get(i), broadcast.cars.get(i), firstMs);
-                compareEnds(stock.cars.get(i), broadcast.cars.get(i));
+                ends.compare(stock.cars.get(i), broadcast.cars.get(i));
             }
-        }
-    }
-
-    /**
-     * Before termination neither consumer of a pair is told the end of the topic; after it, a drained broadcast
-     * consumer (it acknowledged everything its stock twin received, which is everything) must be told within 5 s.
-     * Its stock twin is told too, except where stock stalls: a read that failed at the end stays registered in the
-     * managed cursor ({@code ManagedCursorImpl.checkForNewEntries}), and stock's dispatcher silently stops reading on
-     * the {@code ConcurrentWaitCallbackException} of its next read, so a consumer that subscribes again after that is
-     * never told (seed 1179962357: "..., terminate, reset earliest, close car-1, everyone open"; the stock cursor
-     * then held a waiting read, {@code hasPendingReadRequest()} true, checked once). That is printed, not failed.
-     */
-    private void compareEnds(EquivalenceSide.Car reference, EquivalenceSide.Car car) {
-        String where = "seed " + seed + " (-Dbroadcast.equivalence.seed=" + seed + "), " + consumers
-                + " consumer(s): after " + played + " ";
-        if (!terminated) {
-            if (reference.consumer.hasReachedEndOfTopic() || car.consumer.hasReachedEndOfTopic()) {
-                throw new AssertionError(where + car.name() + " was told the end of a topic not terminated");
-            }
-            return;
-        }
-        if (!within(car.consumer::hasReachedEndOfTopic)) {
-            throw new AssertionError(where + "the broadcast " + car.name() + " was not told the end of the topic,"
-                    + " though it acknowledged everything; the stock one " + (reference.consumer
-                    .hasReachedEndOfTopic() ? "was" : "was not"));
-        }
-        if (!within(reference.consumer::hasReachedEndOfTopic)) {
-            System.out.println("StockEquivalenceTest: " + where + "the stock " + car.name() + " was not told the end"
-                    + " of the topic (stock's stall at the end), the broadcast one was");
-        }
-    }
-
-    private static boolean within(java.util.concurrent.Callable<Boolean> condition) {
-        try {
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(condition);
-            return true;
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            return false;
         }
     }
 
@@ -366,6 +329,7 @@ final class EquivalenceSchedule {
         for (long wait = firstMs; (m = reference.next(wait)) != null; wait = QUIET_MS) {
             expected.add(m.getValue());
         }
+        ends.checkNotToldEarly(car, expected);
         List<String> got = new ArrayList<>();
         for (int i = 0; i < expected.size() && (m = car.next(10_000)) != null; i++) {
             got.add(m.getValue());
@@ -375,10 +339,15 @@ final class EquivalenceSchedule {
             got.add(m.getValue());
         }
         if (!got.equals(expected)) {
-            throw new AssertionError("seed " + seed + " (-Dbroadcast.equivalence.seed=" + seed + "), "
-                    + consumers + " consumer(s): after " + played + " the stock " + car.name() + " received "
-                    + expected + ", the broadcast one " + got);
+            throw new AssertionError(where() + "the stock " + car.name() + " received " + expected
+                    + ", the broadcast one " + got);
         }
+    }
+
+    /** How a failure starts: the seed that plays the schedule again, and the steps played so far. */
+    String where() {
+        return "seed " + seed + " (-Dbroadcast.equivalence.seed=" + seed + "), " + consumers + " consumer(s): after "
+                + played + " ";
     }
 
     /** An admin call on one subscription of a topic. */

@@ -62,6 +62,11 @@ final class EquivalenceSide {
         final int index;
         Consumer<String> consumer;
         PositionImpl lastReceived;
+        /**
+         * Whether this consumer object was seen told the end of the topic ({@code EquivalenceEnds#compare});
+         * a new object starts untold. The Java client never clears its own flag, so a tell seen once stays true.
+         */
+        boolean toldEnd;
 
         Car(EquivalenceSide side, int index) {
             this.side = side;
@@ -83,6 +88,7 @@ final class EquivalenceSide {
                     .negativeAckRedeliveryDelay(100, TimeUnit.MILLISECONDS);
             consumer = (side.broadcast ? Broadcast.configure(builder)
                     : builder.subscriptionType(SubscriptionType.Failover)).subscribe();
+            toldEnd = false;
             if (side.broadcast
                     && !(side.test.brokerSubscription(side.topic, "fleet") instanceof BroadcastSubscription)) {
                 throw new AssertionError("the broadcast side is served as "

@@ -11,13 +11,14 @@ import org.testng.annotations.Test;
  * the broker does not serve), and the admin calls reset-cursor (to the earliest and the latest position, to a
  * message, by time), expire-messages (up to a message), skip, clear-backlog, a forced unsubscribe with every
  * consumer connected (their clients create the subscription anew at once) and, in a schedule's second half,
- * terminate (an admin call on the broadcast subscription is made on every stock subscription). Half the schedules have one consumer, half two (skip only with
- * one: with consumers at different positions, "skip n messages of the subscription" means something else than on
- * each of theirs). Ledgers roll over every 5 entries, and are retained. After each step each connected stock
+ * terminate (an admin call on the broadcast subscription is made on every stock subscription). Half the schedules
+ * have one consumer, half two (skip only with one: with consumers at different positions, "skip n messages of the
+ * subscription" means something else than on each of theirs). Ledgers roll over every 5 entries, and are retained.
+ * After each step each connected stock
  * consumer is drained until it stays quiet, and its broadcast twin must then receive the same messages in the same
  * order (anything more shows in the next step's comparison; at the end everyone connects and drains once more, and
  * nothing more may come); once the topics are terminated, each drained broadcast consumer must also be told the end
- * of the topic, as its stock twin is (but for a stall of stock's: {@code EquivalenceSchedule.compareEnds}).
+ * of the topic, as its stock twin is (but for a stall of stock's), and not before ({@code EquivalenceEnds}).
  * Consumers acknowledge each message at once (no grouping, so the client's duplicate filter holds nothing), except in
  * the steps that publish three messages of which each consumer negatively acknowledges the second (a redelivery over
  * an acknowledgement hole), and those that acknowledge three cumulatively, alone or mixed with individual and negative

@@ -4,11 +4,13 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.NonRecoverableLedgerException;
+import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,7 +107,14 @@ final class CatchUpReads extends StorageReads {
         requestedFrom = first;
         requestedUpTo = positions.last();
         requestedCount = positions.size();
-        if (fanOut.storage.replay(positions, this).size() == positions.size()) {
+        Set<? extends Position> deleted;
+        try {
+            deleted = fanOut.storage.replay(positions, this);
+        } catch (RuntimeException e) {
+            failedToIssue(e, null);
+            return;
+        }
+        if (deleted.size() == positions.size()) {
             // Every position was already deleted from the subscription: 2.10 then never calls back.
             fanOut.owner.post(() -> onEntries(new ArrayList<>(), System.nanoTime()));
         }

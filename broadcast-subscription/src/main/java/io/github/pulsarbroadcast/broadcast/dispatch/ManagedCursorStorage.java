@@ -96,8 +96,12 @@ final class ManagedCursorStorage implements SubscriptionStorage {
         return cursor.cancelPendingReadRequest();
     }
 
+    /** Stock's replay, but on a terminated ledger, where it may throw instead ({@link TerminatedLedgerReplay}). */
     @Override
     public Set<? extends Position> replay(Set<PositionImpl> positions, ReadEntriesCallback callback) {
+        if (ledger.isTerminated()) {
+            return TerminatedLedgerReplay.replay(ledger, cursor, positions, callback);
+        }
         return cursor.asyncReplayEntries(positions, callback, null, true);
     }
 

@@ -58,6 +58,15 @@ abstract class StorageReads implements ReadEntriesCallback {
         }, delay);
     }
 
+    /**
+     * A read threw instead of calling back (stock's replay on a terminated ledger loaded again threw a
+     * {@code NullPointerException}): it fails as a read that called back would, retried with back-off, so that no
+     * read stays in flight for ever (regression, thirty-third session: the catch-up stopped for good).
+     */
+    final void failedToIssue(RuntimeException e, Object ctx) {
+        readEntriesFailed(ManagedLedgerException.getManagedLedgerException(e), ctx);
+    }
+
     @Override
     public final void readEntriesComplete(List<Entry> entries, Object ctx) {
         long arrived = System.nanoTime();

@@ -74,7 +74,11 @@ final class TailReads extends StorageReads {
         pending = true;
         frontier();
         readId++;
-        fanOut.storage.readTail(fanOut.config.maxReadBatchSize(), fanOut.config.windowMaxBytes(), this, readId);
+        try {
+            fanOut.storage.readTail(fanOut.config.maxReadBatchSize(), fanOut.config.windowMaxBytes(), this, readId);
+        } catch (RuntimeException e) {
+            failedToIssue(e, readId);
+        }
     }
 
     /** Cancels a read that waits for entries and issues it again (see {@link FanOut#rearmTailRead}). */

@@ -52,6 +52,12 @@ final class ModelLedger implements SubscriptionStorage {
     /** Runs once, on the next read of the mark-delete position, after the read (a race placed deterministically). */
     Runnable onNextMarkDeletedRead;
     boolean skipNonRecoverable;
+    /**
+     * How many of the next replays and tail reads throw instead of calling back (as stock's replay threw a
+     * NullPointerException on a terminated managed ledger loaded again).
+     */
+    int replaysThatThrow;
+    int tailReadsThatThrow;
     /** Positions that exist but that storage can never return (their bookies' data is gone). */
     final Set<PositionImpl> unreadable = new HashSet<>();
 
@@ -222,6 +228,10 @@ final class ModelLedger implements SubscriptionStorage {
 
     @Override
     public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback, Object ctx) {
+        if (tailReadsThatThrow > 0) {
+            tailReadsThatThrow--;
+            throw new NullPointerException("a tail read that throws");
+        }
         if (strayWaitingRead) {
             completions.add(() -> callback.readEntriesFailed(
                     new ManagedLedgerException.ConcurrentWaitCallbackException(), ctx));
@@ -321,6 +331,10 @@ final class ModelLedger implements SubscriptionStorage {
 
     @Override
     public Set<? extends Position> replay(Set<PositionImpl> positions, ReadEntriesCallback callback) {
+        if (replaysThatThrow > 0) {
+            replaysThatThrow--;
+            throw new NullPointerException("a replay that throws");
+        }
         Set<PositionImpl> skipped = new HashSet<>();
         List<PositionImpl> toRead = new ArrayList<>();
         boolean missing = false;

@@ -14,7 +14,7 @@ import org.testng.annotations.Test;
  * {@code autoSkipNonRecoverableData=true} a consumer catching up through them is moved past the read that failed, the
  * skipped entries are counted, and everything readable before and after them is delivered in order; with the stock
  * default ({@code false}) the read is retried with back-off and nothing is skipped, so the consumer waits and receives
- * everything once storage can serve it again.
+ * everything once storage can serve it again. A read that throws instead of calling back is retried the same way.
  *
  * <p>Ledgers of 5 entries from id 3, a window of 10, reads of 5: 30 entries fill ledgers 3 to 8, a consumer that had
  * no permits while they were published reads ledgers 3 to 6 from storage and the last 10 from the window. Ledger 4 is
@@ -63,6 +63,47 @@ public class UnreadableEntriesTest {
         world.advance(60_000);
         settle();
         assertEquals(received, expected, "everything, in order, once storage serves it again");
+    }
+
+    /**
+     * A catch-up read that throws instead of calling back is retried with back-off, and the consumer loses nothing.
+     * Regression (thirty-third session, found by {@code StockEquivalenceTest}): stock's replay threw on a terminated
+     * ledger loaded again, the read stayed "in flight" for ever and the consumer received nothing more.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aCatchUpReadThatThrowsIsRetried() throws Exception {
+        BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
+        ledger.unreadable.clear();
+        ledger.replaysThatThrow = 2;
+        engine.flow(late, 1000);
+        settle();
+        assertEquals(received, List.of(), "nothing yet: the read threw");
+        for (int i = 0; i < 3; i++) {
+            world.advance(60_000);
+            settle();
+        }
+        assertEquals(ledger.replaysThatThrow, 0, "both throws were met");
+        assertEquals(received, all(), "everything, in order, once the read is made again");
+    }
+
+    /** The same for a tail read. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aTailReadThatThrowsIsRetried() throws Exception {
+        ModelHarness.Connection recording = ModelHarness.recording(received);
+        ledger.tailReadsThatThrow = 1;
+        BroadcastConsumer car = engine.join(1, "car", recording, InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(car, 1000);
+        settle();
+        List<PositionImpl> published = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            published.add(ledger.publish(false));
+            settle();
+        }
+        world.advance(60_000);
+        settle();
+        assertEquals(ledger.tailReadsThatThrow, 0, "the throw was met");
+        assertEquals(received, published, "everything, in order, once the read is made again");
     }
 
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
