@@ -3,15 +3,11 @@ package io.github.pulsarbroadcast.it;
 import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.api.Producer;
 import org.testng.SkipException;
@@ -28,7 +24,7 @@ import org.testng.annotations.Test;
 public class BroadcastPythonClientTest extends BroadcastTestBase {
 
     private static final Path SCRIPT = Path.of("src", "test", "python", "broadcast_consumer.py").toAbsolutePath();
-    private final List<Process> processes = new ArrayList<>();
+    private final ClientProcesses processes = new ClientProcesses();
 
     @Test(groups = "integration", timeOut = 180_000)
     public void pythonConsumersReceiveEveryMessageInOrder() throws Exception {
@@ -43,8 +39,8 @@ public class BroadcastPythonClientTest extends BroadcastTestBase {
                 outputs.add(start(topic, "python-" + i, count));
             }
             for (List<String> out : outputs) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> out.contains("READY") || out.stream()
-                        .anyMatch(l -> l.contains("Error") || l.contains("Traceback")));
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> out.contains("READY") || ClientProcesses.failed(out));
                 assertEquals(out.get(0), "READY", "python consumer failed: " + out);
             }
             List<String> sent = publish(producer, "alert", count);
@@ -65,32 +61,13 @@ public class BroadcastPythonClientTest extends BroadcastTestBase {
     }
 
     private List<String> start(String topic, String name, int count) throws IOException {
-        Process p = new ProcessBuilder("python3", SCRIPT.toString(), cluster.serviceUrl(), topic, "fleet", name,
-                String.valueOf(count)).redirectErrorStream(true).start();
-        processes.add(p);
-        List<String> lines = new CopyOnWriteArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String l = in.readLine(); l != null; l = in.readLine()) {
-                    if (!l.contains(" INFO ") && !l.contains(" WARN ")) { // the C++ client's own log lines
-                        lines.add(l.trim());
-                    }
-                }
-            } catch (IOException e) {
-                // process ended
-            }
-        }, "python-" + name);
-        reader.setDaemon(true);
-        reader.start();
-        return lines;
+        // the C++ client's own log lines are left out
+        return processes.start(name, l -> l.contains(" INFO ") || l.contains(" WARN "), "python3",
+                SCRIPT.toString(), cluster.serviceUrl(), topic, "fleet", name, String.valueOf(count));
     }
 
     @AfterMethod(alwaysRun = true)
     public void stopProcesses() {
-        for (Process p : processes) {
-            p.destroyForcibly();
-        }
-        processes.clear();
+        processes.stopAll();
     }
 }

@@ -27,13 +27,13 @@ final class EquivalenceAcks {
      */
     String publishWithANegativeAck() throws Exception {
         int first = s.published;
-        publishThreeAndAcknowledge((car, three) -> {
+        String published = publishThreeAndAcknowledge((car, three) -> {
             car.consumer.acknowledge(three.get(0));
             car.consumer.negativeAcknowledge(three.get(1));
             car.consumer.acknowledge(three.get(2));
             return three.get(2);
         });
-        return "publish 3, negative ack of m-" + (first + 1);
+        return published + ", negative ack of m-" + (first + 1);
     }
 
     /**
@@ -47,7 +47,7 @@ final class EquivalenceAcks {
     String publishWithCumulativeAcks() throws Exception {
         int first = s.published;
         int way = s.random.nextInt(4);
-        publishThreeAndAcknowledge((car, three) -> {
+        String published = publishThreeAndAcknowledge((car, three) -> {
             switch (way) {
                 case 0:
                     car.consumer.acknowledgeCumulative(three.get(2));
@@ -68,18 +68,19 @@ final class EquivalenceAcks {
         });
         String m1 = "m-" + (first + 1);
         String m2 = "m-" + (first + 2);
-        return "publish 3, " + new String[] {"cumulative ack of " + m2,
+        return published + ", " + new String[] {"cumulative ack of " + m2,
             "ack of " + m2 + " then cumulative ack of " + m1, "ack of " + m1 + " then cumulative ack of " + m2,
             "cumulative ack of " + m1 + " and negative ack of " + m2}[way];
     }
 
     /**
      * Publishes three messages; every connected consumer on both sides receives them (they must be the three)
-     * and acknowledges them as {@code acknowledge} says, which returns the last message it acknowledged.
+     * and acknowledges them as {@code acknowledge} says, which returns the last message it acknowledged. Returns how
+     * they were published.
      */
-    private void publishThreeAndAcknowledge(Acknowledgement acknowledge) throws Exception {
+    private String publishThreeAndAcknowledge(Acknowledgement acknowledge) throws Exception {
         int first = s.published;
-        s.publish(3);
+        String published = s.publish(3);
         List<String> expected = List.of("m-" + first, "m-" + (first + 1), "m-" + (first + 2));
         for (int i = 0; i < s.consumers; i++) {
             if (!s.isOpen(i)) {
@@ -97,13 +98,14 @@ final class EquivalenceAcks {
                     got.add(m.getValue());
                 }
                 if (!got.equals(expected)) {
-                    throw new AssertionError("seed " + s.seed + ": after " + s.played + " "
+                    throw new AssertionError(s.where()
                             + (car.side.broadcast ? "broadcast " : "stock ") + car.name() + " received " + got
                             + " of the three to acknowledge, not " + expected);
                 }
                 car.lastReceived = BroadcastReconnectTest.position(acknowledge.apply(car, three));
             }
         }
+        return published;
     }
 
     /** How a consumer acknowledges three messages it received; returns the last one it acknowledged. */

@@ -5,6 +5,7 @@ import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastConsumer;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.client.api.Consumer;
@@ -30,18 +31,52 @@ final class EquivalenceSide {
     final List<Long> publishTimes = new ArrayList<>();
     final List<Car> cars = new ArrayList<>();
     final Producer<String> producer;
+    /** Each consumer's receiver queue (its flow permits come from it). */
+    final int receiverQueue;
     private final BroadcastTestBase test;
 
-    EquivalenceSide(BroadcastTestBase test, String topic, boolean broadcast, int consumers) throws Exception {
+    /**
+     * A side whose producer batches when {@code batched} (a batch is formed only by {@code sendAsync} and
+     * {@code flush}: no delay or count closes one on its own, so both sides store the same batches).
+     */
+    EquivalenceSide(BroadcastTestBase test, String topic, boolean broadcast, int consumers, boolean batched,
+                    int receiverQueue) throws Exception {
         this.test = test;
         this.topic = topic;
         this.broadcast = broadcast;
-        producer = test.closeAfterTest(test.client.newProducer(Schema.STRING).topic(topic).enableBatching(false)
-                .create());
+        this.receiverQueue = receiverQueue;
+        producer = test.closeAfterTest(test.client.newProducer(Schema.STRING).topic(topic).enableBatching(batched)
+                .batchingMaxPublishDelay(1, TimeUnit.HOURS).batchingMaxMessages(1_000)
+                .batchingMaxBytes(1024 * 1024).create());
         for (int i = 0; i < consumers; i++) {
             Car car = new Car(this, i);
             car.open();
             cars.add(car);
+        }
+    }
+
+    /**
+     * Publishes {@code m-first} to {@code m-(first+k-1)} as one batch when {@code batched} (its publish time is then
+     * the first message's; {@code k} is 1 otherwise), and records their ids and publish times.
+     */
+    void publish(int first, int k, boolean batched) throws Exception {
+        // Stock resets by time to the first entry published after the time: one millisecond before this send names
+        // this message, or the batch that holds it (the entry before it was published earlier).
+        long before = System.currentTimeMillis() - 1;
+        if (!batched) {
+            assert k == 1 : k;
+            publishTimes.add(before);
+            ids.add(producer.send("m-" + first));
+            return;
+        }
+        List<CompletableFuture<MessageId>> sends = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            publishTimes.add(before);
+            sends.add(producer.sendAsync("m-" + (first + i)));
+        }
+        producer.flush();
+        for (CompletableFuture<MessageId> send : sends) {
+            ids.add(send.get(10, TimeUnit.SECONDS));
         }
     }
 
@@ -83,7 +118,7 @@ final class EquivalenceSide {
 
         void open() throws Exception {
             ConsumerBuilder<String> builder = side.test.client.newConsumer(Schema.STRING).topic(side.topic)
-                    .subscriptionName(subscription()).consumerName(name())
+                    .subscriptionName(subscription()).consumerName(name()).receiverQueueSize(side.receiverQueue)
                     .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS)
                     .negativeAckRedeliveryDelay(100, TimeUnit.MILLISECONDS);
             consumer = (side.broadcast ? Broadcast.configure(builder)

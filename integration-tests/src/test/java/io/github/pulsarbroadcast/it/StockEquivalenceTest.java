@@ -22,7 +22,12 @@ import org.testng.annotations.Test;
  * Consumers acknowledge each message at once (no grouping, so the client's duplicate filter holds nothing), except in
  * the steps that publish three messages of which each consumer negatively acknowledges the second (a redelivery over
  * an acknowledgement hole), and those that acknowledge three cumulatively, alone or mixed with individual and negative
- * acknowledgements (added in the twenty-ninth session; seeds recorded before it play other schedules now).
+ * acknowledgements (added in the twenty-ninth session; seeds recorded before it play other schedules now). Since the
+ * thirty-fourth session a seed's second bit makes both producers batch (a publish step then sends its messages in
+ * batches of random sizes, the same on both sides, so acknowledgements, resets, skips and expiries meet entries of
+ * several messages), and its third and fourth bits give every consumer a receiver queue of 1,000, 1 or 2 messages
+ * (flow permits a few at a time, fewer than a batch holds); seeds recorded before that play with these settings
+ * now, and with the second bit set other schedules.
  *
  * <p>Admin calls are made whether or not the broadcast subscription is served on the broker (a consumer has joined
  * since the last unload). Until the twenty-eighth session a reset-cursor or a skip made after the topic was loaded
