@@ -6,7 +6,6 @@ import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Producer;
+import org.awaitility.core.ConditionTimeoutException;
 import org.testng.SkipException;
 import org.testng.annotations.AfterMethod;
 import org.testng.annotations.Test;
@@ -70,33 +70,53 @@ public class BroadcastGoClientTest extends BroadcastTestBase {
         }
     }
 
-    /** Builds the Go consumer into target/go, or skips the test when there is no {@code go} tool. */
+    /**
+     * Builds the Go consumer into target/go, or skips the test when there is no {@code go} tool of 1.24 or newer or
+     * the Go module proxy cannot be reached (the build's output is in target/go/build.log).
+     */
     private static void buildGoConsumer() throws Exception {
-        Process version;
+        Files.createDirectories(BINARY.getParent());
+        Path log = BINARY.resolveSibling("build.log");
+        String version;
         try {
-            version = new ProcessBuilder("go", "version").redirectErrorStream(true).start();
+            version = run(log, 60, "go", "version");
         } catch (IOException e) {
             throw new SkipException("No Go tool on the PATH: the Go client test needs go (1.24 or newer)");
         }
-        if (!version.waitFor(60, TimeUnit.SECONDS) || version.exitValue() != 0) {
-            throw new SkipException("The go tool does not run: " + output(version));
-        }
-        Matcher minor = Pattern.compile("go1\\.(\\d+)").matcher(output(version));
+        Matcher minor = Pattern.compile("go1\\.(\\d+)").matcher(version);
         if (!minor.find() || Integer.parseInt(minor.group(1)) < 24) {
-            throw new SkipException("The Go client test needs go 1.24 or newer (its go.mod); found another version");
+            throw new SkipException("The Go client test needs go 1.24 or newer (its go.mod); `go version` said: "
+                    + version.trim());
         }
-        Files.createDirectories(BINARY.getParent());
-        Process build = new ProcessBuilder("go", "build", "-mod=readonly", "-o", BINARY.toString(), ".")
-                .directory(SOURCE.toFile()).redirectErrorStream(true).start();
-        if (!build.waitFor(480, TimeUnit.SECONDS)) {
-            build.destroyForcibly();
-            throw new AssertionError("go build of the Go consumer took more than 8 minutes");
+        Files.deleteIfExists(BINARY);
+        String built = run(log, 480, "go", "build", "-mod=readonly", "-o", BINARY.toString(), ".");
+        if (!Files.isExecutable(BINARY)) {
+            if (built.contains("dial tcp") || built.contains("proxy.golang.org") || built.contains("GOPROXY")) {
+                throw new SkipException("The Go module proxy cannot be reached to fetch the Go client: " + built);
+            }
+            throw new AssertionError("go build of " + SOURCE + " failed: " + built);
         }
-        assertEquals(build.exitValue(), 0, "go build of " + SOURCE + " failed: " + output(build));
     }
 
-    private static String output(Process p) throws IOException {
-        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    /**
+     * Runs a command in the Go consumer's source directory (no go.work above it applies), its output to {@code log}
+     * (so that a long output cannot fill a pipe), and returns that output; kills it after {@code seconds}.
+     */
+    private static String run(Path log, int seconds, String... command) throws Exception {
+        Files.deleteIfExists(log);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(SOURCE.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        builder.environment().put("GOWORK", "off");
+        Process p = builder.start();
+        try {
+            if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+                throw new AssertionError(String.join(" ", command) + " took more than " + seconds + " s: "
+                        + Files.readString(log));
+            }
+        } finally {
+            p.destroyForcibly();
+        }
+        return Files.readString(log);
     }
 
     /** Starts a Go consumer; {@code how} is empty (a consumer property) or "subscription-property". */
@@ -109,14 +129,23 @@ public class BroadcastGoClientTest extends BroadcastTestBase {
     }
 
     private static void awaitReady(List<String> out) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> out.contains("READY") || ClientProcesses.failed(out));
+        awaitLine(out, "READY");
         assertEquals(out.get(0), "READY", "the Go consumer failed: " + out);
     }
 
     /** The consumer printed {@code expected}, in order, and then DONE. */
     private static void awaitDone(List<String> out, List<String> expected) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> out.contains("DONE") || ClientProcesses.failed(out));
+        awaitLine(out, "DONE");
         assertEquals(out.subList(1, out.size()), withDone(expected), "the Go consumer's output");
+    }
+
+    /** Waits up to a minute for {@code line} or a failure in {@code out}; a time-out shows the output so far. */
+    private static void awaitLine(List<String> out, String line) {
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> out.contains(line) || ClientProcesses.failed(out));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("no " + line + " from the Go consumer in 60 s; its output: " + out, e);
+        }
     }
 
     private static List<String> withDone(List<String> values) {

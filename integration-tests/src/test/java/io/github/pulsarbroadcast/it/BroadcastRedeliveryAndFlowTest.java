@@ -64,6 +64,33 @@ public class BroadcastRedeliveryAndFlowTest extends BroadcastTestBase {
         }
     }
 
+    /**
+     * A negative acknowledgement over a hole (the first and third of three acknowledged) redelivers the second alone,
+     * whatever the receiver queue: with a queue of 1 a stock Failover consumer got the acknowledged third again in
+     * StockEquivalenceTest (seed 3828905972, design.md; in this test's timing it does not), which an acknowledged
+     * message must not be. Fails with the individual acknowledgements not consulted on a redelivery.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aNegativeAckOverAHoleRedeliversOnlyTheUnacknowledgedWithAnyReceiverQueue() throws Exception {
+        for (int queue : new int[] {1, 2, 1000}) {
+            String topic = newTopic("nack-hole");
+            try (Consumer<String> c = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic)
+                    .subscriptionName("fleet").consumerName("car").receiverQueueSize(queue)
+                    .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS)
+                    .negativeAckRedeliveryDelay(100, TimeUnit.MILLISECONDS).subscribe();
+                 Producer<String> producer = producer(topic)) {
+                List<String> sent = publish(producer, "m", 3);
+                List<Message<String>> three = take(c, 3);
+                c.acknowledge(three.get(0));
+                c.negativeAcknowledge(three.get(1));
+                c.acknowledge(three.get(2));
+                assertEquals(receive(c, 1), sent.subList(1, 2), "queue " + queue);
+                Message<String> more = c.receive(2, TimeUnit.SECONDS);
+                assertNull(more, "queue " + queue + ": " + (more == null ? "" : more.getValue()) + " came again");
+            }
+        }
+    }
+
     @Test(groups = "integration", timeOut = 120_000)
     public void ackTimeoutRedelivers() throws Exception {
         String topic = newTopic("ack-timeout");

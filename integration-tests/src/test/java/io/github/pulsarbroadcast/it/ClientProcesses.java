@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
@@ -14,12 +13,13 @@ import java.util.function.Predicate;
  * subscribed, one line per message value, then {@code DONE} (or a line with {@code ERROR}): what the Python and Go
  * client tests start and read.
  *
- * <p>Threading: {@link #start} and {@link #stopAll} on the test thread; one daemon thread per process appends its
- * output lines to a {@link CopyOnWriteArrayList} that the test thread reads.
+ * <p>Threading: {@link #start} on the test method's thread and {@link #stopAll} on TestNG's (another one when the
+ * method has a time-out), so the processes are in a {@link CopyOnWriteArrayList}; one daemon thread per process
+ * appends its output lines to another, which the test reads.
  */
 final class ClientProcesses {
 
-    private final List<Process> processes = new ArrayList<>();
+    private final List<Process> processes = new CopyOnWriteArrayList<>();
 
     /**
      * Starts {@code command} and returns its output lines as they come (stdout and stderr merged), but those
@@ -46,10 +46,10 @@ final class ClientProcesses {
         return lines;
     }
 
-    /** Whether {@code lines} show a failure: the consumer's own error line, an exception's, or a traceback. */
+    /** Whether {@code lines} show a failure: the consumer's own error line, an exception's, a traceback or a panic. */
     static boolean failed(List<String> lines) {
         return lines.stream().anyMatch(l -> l.startsWith("ERROR ") || l.contains("Error")
-                || l.contains("Traceback"));
+                || l.contains("Traceback") || l.startsWith("panic:") || l.startsWith("fatal error:"));
     }
 
     /** Kills every process started (after a test, also one that failed half way). */

@@ -27,7 +27,7 @@ import org.testng.annotations.Test;
  * batches of random sizes, the same on both sides, so acknowledgements, resets, skips and expiries meet entries of
  * several messages), and its third and fourth bits give every consumer a receiver queue of 1,000, 1 or 2 messages
  * (flow permits a few at a time, fewer than a batch holds); seeds recorded before that play with these settings
- * now, and with the second bit set other schedules.
+ * now, and other schedules where the second bit is set or a queue of 1 leaves the negative-acknowledgement step out.
  *
  * <p>Admin calls are made whether or not the broadcast subscription is served on the broker (a consumer has joined
  * since the last unload). Until the twenty-eighth session a reset-cursor or a skip made after the topic was loaded
