@@ -8,7 +8,12 @@ import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.client.api.Consumer;
@@ -16,6 +21,7 @@ import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.common.naming.TopicName;
 import org.testng.annotations.AfterMethod;
 
 /**
@@ -119,8 +125,31 @@ public abstract class BroadcastTestBase extends BrokerTestBase {
         throw new AssertionError("owner " + owner + " is none of the brokers");
     }
 
+    /**
+     * The broker's object of {@code topic}: on the broker that has it loaded and owns its bundle (with several
+     * brokers, after a move it is another one than the first), else the first broker's (which throws when it is not
+     * loaded there).
+     */
     protected PersistentTopic brokerTopic(String topic) {
+        TopicName name = TopicName.get(topic);
+        for (PulsarService broker : cluster.brokers()) {
+            Optional<Topic> loaded = broker.getBrokerService().getTopicReference(topic);
+            if (loaded.isPresent() && ownsBundle(broker, name)) {
+                return (PersistentTopic) loaded.get();
+            }
+        }
         return (PersistentTopic) cluster.broker().getBrokerService().getTopicReference(topic).orElseThrow();
+    }
+
+    private static boolean ownsBundle(PulsarService broker, TopicName name) {
+        try {
+            return broker.getNamespaceService().isServiceUnitActiveAsync(name).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
     }
 
     protected PersistentSubscription brokerSubscription(String topic, String subscription) {

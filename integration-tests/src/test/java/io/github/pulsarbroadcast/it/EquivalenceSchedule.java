@@ -62,7 +62,7 @@ final class EquivalenceSchedule {
             for (int step = 0; step < STEPS; step++) {
                 String what = step();
                 played.add(what);
-                compare(what.startsWith("reset") || what.startsWith("unload") || what.startsWith("open")
+                compare(what.startsWith("reset") || what.startsWith("unload") || what.startsWith("open") || what.startsWith("move")
                         || what.startsWith("unsubscribe") || what.contains("negative")
                         ? FIRST_AFTER_RECONNECT_MS : FIRST_MS);
             }
@@ -122,7 +122,7 @@ final class EquivalenceSchedule {
     }
 
     private String step() throws Exception {
-        int choice = random.nextInt(published == 0 ? 2 : 14);
+        int choice = random.nextInt(published == 0 ? 2 : 15);
         switch (choice) {
             case 0: case 1:
                 return publish(1 + random.nextInt(4));
@@ -152,6 +152,8 @@ final class EquivalenceSchedule {
                 return anyOpen() && !terminated ? acks.publishWithCumulativeAcks() : publish(2);
             case 13:
                 return terminated || played.size() < STEPS / 2 ? publish(1) : terminate();
+            case 14:
+                return move();
             default:
                 return resets.reset();
         }
@@ -260,6 +262,37 @@ final class EquivalenceSchedule {
     }
 
     private String unload() throws Exception {
+        settle();
+        test.cluster.admin().topics().unload(stock.topic);
+        test.cluster.admin().topics().unload(broadcast.topic);
+        return "unload";
+    }
+
+    /**
+     * A rolling restart moves the topics (added in the thirty-fifth session): the broker that owns the broadcast
+     * topic stops gracefully (it unloads its topics: the plugin saves its positions, stock its cursors) and starts
+     * again, and the clients, whose service URL names both brokers, find the topic on the other one. The stock topic
+     * moves with it when that broker owns it too, else it is unloaded, so that both sides' consumers reconnect.
+     * The label says where the topics went (2.10's load manager may hand them back to the restarted broker).
+     */
+    private String move() throws Exception {
+        settle();
+        int from = test.ownerIndex(broadcast.topic);
+        boolean together = test.ownerIndex(stock.topic) == from;
+        test.cluster.restartBroker(from);
+        if (!together) {
+            test.cluster.admin().topics().unload(stock.topic);
+        }
+        awaitSubscribed();
+        return "move from broker " + from + " to " + test.ownerIndex(broadcast.topic)
+                + (together ? "" : " (the stock topic unloaded)");
+    }
+
+    /**
+     * Before a step that disconnects every consumer: nothing more is on the way to a broadcast consumer, and the
+     * broker has every acknowledgement of what each connected consumer received.
+     */
+    private void settle() throws Exception {
         nothingMore();
         List<EquivalenceSide.Car> open = new ArrayList<>();
         for (EquivalenceSide side : new EquivalenceSide[] {stock, broadcast}) {
@@ -274,9 +307,6 @@ final class EquivalenceSchedule {
             throw new AssertionError(where() + "the acknowledgements did not"
                     + " settle before an unload" + where, e);
         }
-        test.cluster.admin().topics().unload(stock.topic);
-        test.cluster.admin().topics().unload(broadcast.topic);
-        return "unload";
     }
 
     /**

@@ -1,14 +1,19 @@
 package io.github.pulsarbroadcast.it;
 
+import java.util.stream.Collectors;
 import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.testng.annotations.BeforeClass;
 import org.testng.annotations.Test;
 
 /**
  * A differential test with stock Pulsar as the reference: each consumer of a broadcast subscription must receive
  * exactly what the one consumer of a stock Failover subscription of its own receives, under random schedules of what
- * operators and devices do, played on two topics of the same broker side by side: publishing, a consumer leaving and
+ * operators and devices do, played on two topics of the same cluster side by side: publishing, a consumer leaving and
  * coming back under its name, topic unloads (also with every consumer away, so that admin calls meet a subscription
- * the broker does not serve), and the admin calls reset-cursor (to the earliest and the latest position, to a
+ * the broker does not serve), moves to the other of two brokers (a graceful restart of the owning broker, as in a
+ * rolling restart: since the thirty-fifth session; seeds recorded before it play other schedules now), and the admin
+ * calls reset-cursor (to the earliest and the latest position, to a
  * message, by time), expire-messages (up to a message), skip, clear-backlog, a forced unsubscribe with every
  * consumer connected (their clients create the subscription anew at once) and, in a schedule's second half,
  * terminate (an admin call on the broadcast subscription is made on every stock subscription). Half the schedules
@@ -58,6 +63,20 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         conf.setDefaultRetentionSizeInMB(100);
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
         conf.getProperties().setProperty("broadcastPositionSyncIntervalMs", "200");
+    }
+
+    /**
+     * A second broker, so that a move step can move the topics to another broker; the test's client names both
+     * (as a client of a real cluster names several brokers, or a proxy), so its consumers find the topic while the
+     * broker they used restarts.
+     */
+    @BeforeClass(alwaysRun = true)
+    public void addSecondBroker() throws Exception {
+        cluster.addBroker();
+        client.close();
+        client = PulsarClient.builder().serviceUrl("pulsar://" + cluster.brokers().stream()
+                .map(b -> "127.0.0.1:" + b.getBrokerListenPort().orElseThrow())
+                .collect(Collectors.joining(","))).build();
     }
 
     @Test(groups = {"integration", "model-broker"}, timeOut = 900_000)
