@@ -71,6 +71,14 @@ public class BroadcastConfigTest {
         assertEquals(documented.get("broadcastMarkDeleteIntervalMs"),
                 String.valueOf(defaults.markDeleteIntervalMs()));
         assertEquals(documented.get("broadcastStatsIntervalMs"), String.valueOf(defaults.statsIntervalMs()));
+        assertEquals(documented.get("broadcastExecutorSlowTaskMs"), String.valueOf(defaults.executorSlowTaskMs()));
+        assertEquals(documented.get("broadcastPositionSyncIntervalMs"),
+                String.valueOf(defaults.positionSyncIntervalMs()));
+        assertEquals(documented.get("broadcastConsumerRetentionSeconds"),
+                String.valueOf(defaults.consumerRetentionSeconds()));
+        assertEquals(documented.get("broadcastBusyNameWaitMs"), String.valueOf(defaults.busyNameWaitMs()));
+        assertEquals(documented.get("broadcastExecutorThreads"), "number of CPU cores");
+        assertEquals(defaults.executorThreads(), Runtime.getRuntime().availableProcessors());
     }
 
     @Test(groups = "unit", timeOut = 10_000)

@@ -60,6 +60,16 @@ final class Build {
         return Path.of(property("pulsar.broadcast.docs"));
     }
 
+    /** docker/prometheus: the Prometheus configuration, the alert rules and their tests. */
+    static Path prometheus() {
+        return Path.of(property("pulsar.broadcast.prometheus"));
+    }
+
+    /** docker/grafana: the dashboard. */
+    static Path grafana() {
+        return Path.of(property("pulsar.broadcast.grafana"));
+    }
+
     static String read(Path file) {
         try {
             return Files.readString(file, StandardCharsets.UTF_8);

@@ -260,6 +260,44 @@ public class BroadcastBadAcksTest extends BroadcastTestBase {
 
     // ----- helpers -----
 
+    /**
+     * Acknowledgements inside a transaction (a client with transactions enabled sends them with a transaction id) are
+     * not supported on a broadcast subscription (usage.md, "Not available"): refused, they move nothing, and the
+     * messages stay unacknowledged (a redelivery brings them again; acknowledged plainly, they count).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void transactionalAcksMoveNothing() throws Exception {
+        String topic = newTopic("transactional-ack");
+        Consumer<String> consumer = broadcastConsumer(topic, "fleet", "tx");
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = publish(producer, "m", 3);
+            List<Message<String>> got = take(consumer, 3);
+            BroadcastConsumer state = member(topic, "fleet", "tx");
+            PositionImpl before = state.cursor().acknowledged();
+            PositionImpl markDeletedBefore = markDeleted(topic, "fleet");
+            long consumerId = brokerConsumer(topic, "fleet", "tx").consumerId();
+            ClientCnx cnx = ((ConsumerImpl<?>) consumer).getClientCnx();
+            for (Message<String> m : got) {
+                MessageIdImpl id = (MessageIdImpl) m.getMessageId();
+                for (AckType type : AckType.values()) {
+                    cnx.ctx().writeAndFlush(Commands.newAck(consumerId, id.getLedgerId(), id.getEntryId(), null,
+                            type, null, Collections.emptyMap(), 7, 1, -1));
+                }
+            }
+            consumer.getLastMessageId(); // a round trip: the broker has handled the acks before it answers
+            await("nothing moved").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10)).until(() ->
+                    state.cursor().acknowledged().equals(before) && state.cursor().individualAckCount() == 0
+                            && markDeleted(topic, "fleet").equals(markDeletedBefore));
+
+            consumer.redeliverUnacknowledgedMessages();
+            assertEquals(receive(consumer, 3), sent, "the messages came again: they were not acknowledged");
+            PositionImpl end = lastConfirmed(topic);
+            await().atMost(Duration.ofSeconds(20)).until(() -> markDeleted(topic, "fleet").equals(end));
+        } finally {
+            consumer.close();
+        }
+    }
+
     private Consumer<String> ackReceiptConsumer(String topic, String subscription, String name)
             throws PulsarClientException {
         return Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName(subscription)

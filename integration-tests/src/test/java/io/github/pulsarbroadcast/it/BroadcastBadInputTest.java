@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.apache.pulsar.client.api.PulsarClientException;
@@ -209,6 +210,38 @@ public class BroadcastBadInputTest extends BroadcastTestBase {
             closeAll(fleet);
             closeAll(stock);
         }
+    }
+
+    // ----- what a broadcast consumer may not do (usage.md, "Not available") -----
+
+    /**
+     * A consumer's seek would move every consumer of the subscription: refused with a message that names the admin
+     * call to use instead; nobody is moved, and the consumer keeps receiving.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void seekIsRefusedAndMovesNobody() throws Exception {
+        String topic = newTopic("seek");
+        List<Consumer<String>> fleet = broadcastConsumers(topic, "fleet", 2);
+        try (Producer<String> producer = producer(topic)) {
+            List<String> first = publish(producer, "before", 3);
+            assertEveryoneReceives(fleet, first);
+            PulsarClientException e = expectThrows(PulsarClientException.class,
+                    () -> fleet.get(0).seek(MessageId.earliest));
+            assertTrue(e.getMessage().contains("Seek is not supported on a broadcast subscription")
+                    && e.getMessage().contains("reset-cursor"), e.getMessage());
+            List<String> next = publish(producer, "after", 3);
+            assertEveryoneReceives(fleet, next);
+        } finally {
+            closeAll(fleet);
+        }
+    }
+
+    @Test(groups = "integration", timeOut = 60_000)
+    public void readCompactedIsRefused() throws Exception {
+        String topic = newTopic("read-compacted");
+        assertRefused(NotAllowedException.class, () -> Broadcast.configure(client.newConsumer(Schema.STRING))
+                .topic(topic).subscriptionName("fleet").consumerName("c0").readCompacted(true).subscribe(),
+                KEY_VALUE, "readCompacted");
     }
 
     // ----- helpers -----

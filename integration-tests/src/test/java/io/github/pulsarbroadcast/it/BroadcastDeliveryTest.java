@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.it;
 import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertNotNull;
 import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
@@ -14,7 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionType;
 import org.testng.annotations.Test;
 
 /** design.md, "Delivery guarantees" (order, every message) and "The dispatcher" (tail read): every consumer gets
@@ -127,5 +130,29 @@ public class BroadcastDeliveryTest extends BroadcastTestBase {
                     .getSubscriptionProperties();
             assertEquals(props.get(BroadcastMode.KEY), BroadcastMode.BROADCAST);
         }
+    }
+
+    /**
+     * usage.md: a client that can send only the consumer property (Python, C++) creates a broadcast subscription,
+     * and the broker stores the subscription property itself, so that the subscription stays broadcast once nobody
+     * is connected (a plain consumer is then refused).
+     */
+    @Test(groups = "integration", timeOut = 60_000)
+    public void theConsumerPropertyAloneStoresTheSubscriptionProperty() throws Exception {
+        String topic = newTopic("consumer-property-only");
+        try (Consumer<String> c = client.newConsumer(Schema.STRING).topic(topic).subscriptionName("fleet")
+                .subscriptionType(SubscriptionType.Failover).consumerName("only")
+                .property(BroadcastMode.KEY, BroadcastMode.BROADCAST).subscribe()) {
+            assertTrue(brokerSubscription(topic, "fleet") instanceof BroadcastSubscription);
+        }
+        cluster.admin().topics().unload(topic);
+        Map<String, String> props = cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet")
+                .getSubscriptionProperties();
+        assertEquals(props.get(BroadcastMode.KEY), BroadcastMode.BROADCAST, "stored: " + props);
+        PulsarClientException.NotAllowedException plain = expectThrows(
+                PulsarClientException.NotAllowedException.class, () -> client.newConsumer(Schema.STRING)
+                        .topic(topic).subscriptionName("fleet").subscriptionType(SubscriptionType.Failover)
+                        .consumerName("plain").subscribe());
+        assertTrue(plain.getMessage().contains("is a broadcast subscription"), plain.getMessage());
     }
 }

@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
@@ -42,6 +43,7 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
 
             ListingHttp.Answer anonymous = ListingHttp.get(url, null);
             assertEquals(anonymous.status, 401, anonymous.toString());
+            assertNull(anonymous.body, "the authentication filter's 401 is not JSON (operations.md says so)");
 
             ListingHttp.Answer stranger = ListingHttp.get(url, token("stranger"));
             assertEquals(stranger.status, 403, stranger.toString());

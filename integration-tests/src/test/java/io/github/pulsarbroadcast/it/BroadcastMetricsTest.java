@@ -12,17 +12,21 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
+import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionInitialPosition;
@@ -84,8 +88,10 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
                     "5 broadcast consumers and the stock one");
             assertEquals(stockSample(body, "pulsar_subscription_unacked_messages", fleet), 0.0);
         });
-        assertTrue(scrape(fleet).get("pulsar_broadcast_stock_stats_summarized_total") >= 1,
-                "the stock aggregator got the totals");
+        double summarized = scrape(fleet).get("pulsar_broadcast_stock_stats_summarized_total");
+        assertTrue(summarized >= 1, "the stock aggregator got the totals");
+        assertEquals(scrape(fleet).get("pulsar_broadcast_stock_stats_summarized_total") - summarized, 1.0,
+                "operations.md: it rises by one per scrape");
         consumers.get(0).close();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String body = get("/metrics/");
@@ -187,6 +193,34 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         assertTrue(m.get("pulsar_broadcast_fanout_pass_ms_count") >= 1);
         closeAll(consumers.subList(0, 3));
         stock.close();
+    }
+
+    /** operations.md: "messages (a batched entry counts its messages)"; the entry itself is read once. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aBatchedEntryCountsItsMessages() throws Exception {
+        String topic = newTopic("metrics-batch");
+        List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 2);
+        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).enableBatching(true)
+                .batchingMaxPublishDelay(1, TimeUnit.HOURS).batchingMaxMessages(1_000)
+                .create()) {
+            List<CompletableFuture<MessageId>> sends =
+                    new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                sends.add(producer.sendAsync("b-" + i));
+            }
+            producer.flush(); // one batch: one entry of five messages
+            for (CompletableFuture<MessageId> send : sends) {
+                send.get(30, TimeUnit.SECONDS);
+            }
+        }
+        assertEveryoneReceives(consumers, List.of("b-0", "b-1", "b-2", "b-3", "b-4"));
+        String sub = "topic=\"" + topic + "\",subscription=\"fleet\"";
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+            Map<String, Double> m = scrape(sub);
+            assertEquals(m.get("pulsar_broadcast_tail_entries_read_total"), 1.0, "one entry");
+            assertEquals(m.get("pulsar_broadcast_messages_delivered_total"), 10.0, "5 messages to each of 2");
+        });
+        closeAll(consumers);
     }
 
     @Test(groups = "integration", timeOut = 120_000)

@@ -87,6 +87,7 @@ public class StandaloneCommandTest {
         assertNull(line("did not close within"), "a broker's close hung:\n" + linesFrom("did not close within", 80));
         assertNull(line("Closing broker"), "the broker's close failed:\n" + linesFrom("Closing broker", 20));
         assertNotNull(line("Stopped in"), "the stop failed:\n" + tail(60));
+        System.out.println("StandaloneCommandTest: " + line("Stopped in").trim()); // README's stop time, as measured
         // With brokerShutdownTimeoutMs=0 the broker stopped its event loops before closing the BookKeeper channels on
         // them (about 30 such lines at every stop), the state in which a channel's close can wait for ever
         // (apache/pulsar#15650); the standalone's 20 s gives the loops a quiet period.

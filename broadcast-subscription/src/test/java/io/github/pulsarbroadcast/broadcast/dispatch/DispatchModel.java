@@ -410,8 +410,13 @@ final class DispatchModel implements ModelHarness.Deliveries {
     }
 
     private void ack(Session s, PositionImpl p, boolean cumulative) {
+        long droppedBefore = engine.counters().droppedAcks();
         AckResult result = engine.acknowledge(s.bc, p.getLedgerId(), p.getEntryId(), cumulative);
         check(result != AckResult.NOT_SENT, s.id.name + ": ack of " + p + " it was sent was refused");
+        // pulsar_broadcast_dropped_acks_total counts exactly the acks not kept for want of ranges
+        check(engine.counters().droppedAcks() - droppedBefore == (result == AckResult.DROPPED ? 1 : 0),
+                s.id.name + ": ack of " + p + " was " + result + ", the dropped-acks counter moved by "
+                        + (engine.counters().droppedAcks() - droppedBefore));
         s.id.ack(p, cumulative);
     }
 

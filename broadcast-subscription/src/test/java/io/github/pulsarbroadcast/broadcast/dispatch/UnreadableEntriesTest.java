@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +60,8 @@ public class UnreadableEntriesTest {
         List<PositionImpl> expected = all();
         assertEquals(received, expected.subList(0, 5), "ledger 3, then nothing past the lost entries");
         assertEquals(engine.counters().entriesSkippedUnreadable(), 0);
+        long failures = engine.counters().readFailures();
+        assertTrue(failures >= 5 && failures <= 11, "one read failure per retry: " + failures);
         ledger.unreadable.clear(); // the bookies come back
         world.advance(60_000);
         settle();
@@ -84,6 +87,7 @@ public class UnreadableEntriesTest {
         }
         assertEquals(ledger.replaysThatThrow, 0, "both throws were met");
         assertEquals(received, all(), "everything, in order, once the read is made again");
+        assertEquals(engine.counters().readFailures(), 2, "pulsar_broadcast_read_failures_total");
     }
 
     /** The same for a tail read. */
@@ -104,6 +108,7 @@ public class UnreadableEntriesTest {
         settle();
         assertEquals(ledger.tailReadsThatThrow, 0, "the throw was met");
         assertEquals(received, published, "everything, in order, once the read is made again");
+        assertEquals(engine.counters().readFailures(), 1, "pulsar_broadcast_read_failures_total");
     }
 
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
