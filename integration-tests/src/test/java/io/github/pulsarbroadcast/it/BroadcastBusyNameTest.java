@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertTrue;
 import static org.testng.Assert.assertNotNull;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
@@ -70,9 +71,20 @@ public class BroadcastBusyNameTest extends BroadcastTestBase {
         pause(inTunnel);
         expected.addAll(publish(producer, "meanwhile", 5));
 
-        Consumer<String> back = closeAfterTest(Broadcast.configure(otherClient.newConsumer(Schema.STRING))
-                .topic(topic).subscriptionName("fleet").consumerName("car-a").subscribe());
-        assertEquals(receive(back, 10), expected, "resumed at the position the silent consumer held");
+        try (LogLines dead = LogLines.watch("io.github.pulsarbroadcast", "Closing the connection as dead: no answer"
+                + " to a ping within ");
+             LogLines handedOver = LogLines.watch("io.github.pulsarbroadcast", "Consumer name 'car-a' was held by a"
+                     + " connection that closed or did not answer a ping")) {
+            Consumer<String> back = closeAfterTest(Broadcast.configure(otherClient.newConsumer(Schema.STRING))
+                    .topic(topic).subscriptionName("fleet").consumerName("car-a").subscribe());
+            assertEquals(receive(back, 10), expected, "resumed at the position the silent consumer held");
+            // What operations.md ("A consumer name that is already connected") tells operators to look for.
+            assertTrue(dead.lines().size() == 1
+                    && dead.lines().get(0).endsWith(" ms (a subscribe asked for a consumer name it holds)"),
+                    "the WARN on the dead connection: " + dead.lines());
+            assertTrue(handedOver.lines().size() == 1 && handedOver.lines().get(0).startsWith("[" + topic + "][fleet]"),
+                    "the INFO on the name taken over: " + handedOver.lines());
+        }
         assertEquals(dispatcher(topic, "fleet").getConsumers().size(), 1, "the silent connection's consumer is gone");
     }
 

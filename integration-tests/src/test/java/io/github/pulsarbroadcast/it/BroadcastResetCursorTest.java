@@ -168,7 +168,13 @@ public class BroadcastResetCursorTest extends BroadcastTestBase {
         List<String> sent = new ArrayList<>();
         closeAll(readAll(topic, sent));
         away.happen(topic);
-        cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+        try (LogLines served = LogLines.watch("io.github.pulsarbroadcast",
+                "Serving the subscription as broadcast before the admin call RESET_CURSOR")) {
+            cluster.admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
+            // the INFO operations.md names ("After a topic move"), with the subscription it served
+            await("served before the admin call").atMost(Duration.ofSeconds(10)).until(() ->
+                    served.lines().stream().anyMatch(l -> l.startsWith("[" + topic + "][fleet]")));
+        }
         for (Consumer<String> car : comeBack(topic)) {
             assertEquals(receiveAndAck(car, 5), sent, car.getConsumerName() + " after the reset");
         }
