@@ -186,6 +186,29 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
         assertError(whole, 400, "partitioned topic with 2 partitions", partitioned + "-partition-0");
     }
 
+    /**
+     * operations.md: a subscription marked broadcast that no broadcast consumer has joined since this broker loaded
+     * the topic answers 200 with no consumers and a note (its saved positions are not loaded until one joins).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aSubscriptionNobodyJoinedSinceTheLoadAnswersWithANote() throws Exception {
+        String quiet = newTopic("listing-quiet");
+        Broadcast.configure(client.newConsumer(Schema.STRING)).topic(quiet).subscriptionName("fleet")
+                .consumerName("gone").subscribe().close();
+        cluster.admin().topics().unload(quiet);
+        try (Producer<String> loader = producer(quiet)) { // loads the topic again, with nobody joining
+            ListingHttp.Answer answer = ListingHttp.get(ListingHttp.url(cluster.webServiceUrl(), quiet, "fleet", ""),
+                    null);
+            if (answer.status == 307) {
+                answer = ListingHttp.get(answer.location, null);
+            }
+            assertEquals(answer.status, 200, answer.toString());
+            assertEquals(answer.body.get("consumers").size(), 0, answer.toString());
+            assertTrue(answer.body.get("note").asText().startsWith("No broadcast consumer has joined this"
+                    + " subscription since this broker loaded the topic"), answer.toString());
+        }
+    }
+
     /** A broker that does not own the topic redirects (307) to the owner, as the stock admin API does. */
     @Test(groups = "integration", timeOut = 120_000)
     public void anotherBrokerRedirectsToTheOwner() throws Exception {
