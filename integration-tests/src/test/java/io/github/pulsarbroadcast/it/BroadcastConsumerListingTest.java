@@ -225,13 +225,18 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
         ListingHttp.Answer followed = ListingHttp.get(redirect.location, null);
         assertEquals(followed.status, 200, followed.toString());
         assertEquals(names(followed.body), STUCK);
+        // The command line follows the redirect itself (operations.md).
+        ConsumersCli cli = ConsumersCli.run(new String[] {"--topic", topic, "--subscription", "fleet", "--web-url",
+            other}, "--sort", "lag", "--limit", "3");
+        assertEquals(cli.exit, 0, cli.err);
+        assertTrue(cli.out.contains("stuck-0 ") && cli.out.contains("stuck-2 "), cli.out);
     }
 
     /** {@code pulsar-broadcast consumers}: the table, the JSON, and a refusal with the broker's reason. */
     @Test(groups = "integration", timeOut = 120_000)
     public void commandLinePrintsTheLaggardsFirst() throws Exception {
         String[] common = {"--topic", topic, "--subscription", "fleet", "--web-url", cluster.webServiceUrl()};
-        Cli table = cli(common, "--sort", "lag", "--limit", "5");
+        ConsumersCli table = ConsumersCli.run(common, "--sort", "lag", "--limit", "5");
         assertEquals(table.exit, 0, table.err);
         String[] lines = table.out.split("\n");
         assertTrue(lines[0].contains("'fleet': " + CONSUMERS + " consumers"), table.out);
@@ -242,33 +247,17 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
         assertTrue(lines[6].startsWith("halfway-0 "), table.out);
         assertEquals(lines.length, 8, table.out);
 
-        Cli json = cli(common, "--state", "IDLE", "--json");
+        ConsumersCli json = ConsumersCli.run(common, "--state", "IDLE", "--json");
         assertEquals(json.exit, 0, json.err);
         assertEquals(new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out).get("total").asInt(), 3);
 
-        Cli refused = cli(common, "--limit", "5000");
+        ConsumersCli refused = ConsumersCli.run(common, "--limit", "5000");
         assertEquals(refused.exit, 1);
         assertTrue(refused.err.contains("HTTP 400") && refused.err.contains("'limit'"), refused.err);
-    }
 
-    private static final class Cli {
-        int exit;
-        String out;
-        String err;
-    }
-
-    private static Cli cli(String[] common, String... more) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        List<String> args = new ArrayList<>(List.of(common));
-        args.addAll(List.of(more));
-        Cli cli = new Cli();
-        cli.exit = new picocli.CommandLine(new io.github.pulsarbroadcast.standalone.consumers.ConsumersCommand(
-                new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)))
-                .execute(args.toArray(new String[0]));
-        cli.out = out.toString();
-        cli.err = err.toString();
-        return cli;
+        ConsumersCli badOption = ConsumersCli.run(common, "--no-such-option");
+        assertEquals(badOption.exit, 2, "bad options: " + badOption.err);
+        assertTrue(badOption.err.contains("--no-such-option"), badOption.err);
     }
 
     private ListingHttp.Answer get(String query) throws Exception {

@@ -57,6 +57,23 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
             assertEquals(admin.status, 200, admin.toString());
             assertEquals(admin.body.get("total").asInt(), 1);
 
+            // The command line sends the token it is given (operations.md: --auth-token, --auth-token-file).
+            String[] cli = {"--topic", topic, "--subscription", "fleet", "--web-url", cluster.webServiceUrl()};
+            ConsumersCli withToken = ConsumersCli.run(cli, "--auth-token", token("reader"));
+            assertEquals(withToken.exit, 0, withToken.err);
+            assertTrue(withToken.out.contains("vehicle-1"), withToken.out);
+            java.nio.file.Path tokenFile = java.nio.file.Files.createTempFile("reader", ".token");
+            try {
+                java.nio.file.Files.writeString(tokenFile, token("reader") + "\n");
+                ConsumersCli fromFile = ConsumersCli.run(cli, "--auth-token-file", tokenFile.toString());
+                assertEquals(fromFile.exit, 0, fromFile.err);
+            } finally {
+                java.nio.file.Files.delete(tokenFile);
+            }
+            ConsumersCli without = ConsumersCli.run(cli);
+            assertEquals(without.exit, 1, without.out);
+            assertTrue(without.err.contains("HTTP 401"), without.err);
+
             // Parameters are checked before authorization: a 400 depends on the query string alone.
             ListingHttp.Answer badButForbidden = ListingHttp.get(
                     ListingHttp.url(cluster.webServiceUrl(), topic, "fleet", "limit=0"), token("stranger"));
