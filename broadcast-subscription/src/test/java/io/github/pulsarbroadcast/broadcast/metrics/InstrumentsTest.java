@@ -46,6 +46,18 @@ public class InstrumentsTest {
         assertEquals(last.snapshot().sumMs(), 4 * 30.0, 1e-6);
     }
 
+    /** operations.md: "A pass whose last connection closed before writing records no last-write time". */
+    @Test(timeOut = 10_000)
+    public void aPassWhoseLastConnectionClosedRecordsNoLastWrite() {
+        LatencyHistogram first = new LatencyHistogram();
+        LatencyHistogram last = new LatencyHistogram();
+        PassTiming t = new PassTiming(0, 2, 2, first, last);
+        t.written(ms(3));
+        t.abandoned();
+        assertEquals(first.snapshot().count(), 2);
+        assertEquals(last.snapshot().count(), 0, "no last write: the last connection never wrote");
+    }
+
     @Test(timeOut = 10_000)
     public void publishLatenciesLiveWhileATopicHasABroadcastSubscription() {
         PublishLatencies p = new PublishLatencies();
