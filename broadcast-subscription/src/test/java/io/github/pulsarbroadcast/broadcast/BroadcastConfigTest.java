@@ -81,6 +81,50 @@ public class BroadcastConfigTest {
         assertEquals(defaults.executorThreads(), Runtime.getRuntime().availableProcessors());
     }
 
+    /**
+     * docs/configuration.md's "allowed" column is what the class enforces: for every numeric key its documented least
+     * and greatest values are accepted, and one below and one above are refused with a message naming the key and the
+     * range; the boolean keys say {@code `true`, `false`}.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void everyDocumentedRangeIsEnforcedAtBothEnds() throws Exception {
+        String doc = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "configuration.md"));
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("(?m)^\\| `(broadcast\\w+)` \\|[^|]*\\| ([^|]*?) \\|").matcher(doc);
+        int numeric = 0;
+        while (m.find()) {
+            String key = m.group(1);
+            String allowed = m.group(2);
+            if (allowed.equals("`true`, `false`")) {
+                continue;
+            }
+            java.util.regex.Matcher range = java.util.regex.Pattern.compile("(\\d+) to (\\d+|2\\^63-1)")
+                    .matcher(allowed);
+            assertTrue(range.matches(), key + ": allowed '" + allowed + "'");
+            long min = Long.parseLong(range.group(1));
+            long max = range.group(2).equals("2^63-1") ? Long.MAX_VALUE : Long.parseLong(range.group(2));
+            String named = "from " + min + " to " + max;
+            BroadcastConfig.from(props(key, Long.toString(min)));
+            BroadcastConfig.from(props(key, Long.toString(max)));
+            String below = Long.toString(min - 1);
+            String above = max == Long.MAX_VALUE ? "9223372036854775808" : Long.toString(max + 1);
+            for (String bad : new String[] {below, above}) {
+                IllegalArgumentException e = expectThrows(IllegalArgumentException.class,
+                        () -> BroadcastConfig.from(props(key, bad)));
+                assertTrue(e.getMessage().contains(key + "=" + bad) && e.getMessage().contains(named),
+                        e.getMessage());
+            }
+            numeric++;
+        }
+        assertEquals(numeric, BroadcastConfig.keys().size() - 2, "numeric keys checked (all but the two booleans)");
+    }
+
+    private static Properties props(String key, String value) {
+        Properties p = new Properties();
+        p.setProperty(key, value);
+        return p;
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void booleanMustBeTrueOrFalse() {
         Properties p = new Properties();
