@@ -158,6 +158,21 @@ public class OrderingTest {
         }
     }
 
+    /** The builder's defaults (executor.md): "broadcast-executor", one thread per core, daemon threads. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void defaultsAreOneDaemonThreadPerCoreNamedBroadcastExecutor() {
+        try (SubscriptionOrderedExecutor executor = SubscriptionOrderedExecutor.builder().build()) {
+            assertEquals(executor.numThreads(), Runtime.getRuntime().availableProcessors());
+            assertEquals(executor.name(), "broadcast-executor");
+            for (int i = 0; i < executor.numThreads(); i++) {
+                Thread t = CompletableFuture.supplyAsync(Thread::currentThread,
+                        executor.orderedExecutor(Keys.onThread(executor, i))).join();
+                assertEquals(t.getName(), "broadcast-executor-" + i);
+                assertTrue(t.isDaemon(), t.getName() + " is a daemon thread");
+            }
+        }
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void orderedExecutorViewRunsOnTheKeysThread() {
         try (SubscriptionOrderedExecutor executor = SubscriptionOrderedExecutor.builder()
