@@ -62,7 +62,8 @@ final class EquivalenceSchedule {
             for (int step = 0; step < STEPS; step++) {
                 String what = step();
                 played.add(what);
-                compare(what.startsWith("reset") || what.startsWith("unload") || what.startsWith("open") || what.startsWith("move")
+                compare(what.startsWith("reset") || what.startsWith("unload") || what.startsWith("open")
+                        || what.startsWith("move")
                         || what.startsWith("unsubscribe") || what.contains("negative")
                         ? FIRST_AFTER_RECONNECT_MS : FIRST_MS);
             }
