@@ -51,10 +51,7 @@ public class BroadcastMultiBrokerTest extends BroadcastTestBase {
     }
 
     private PulsarClient bothBrokersClient() throws Exception {
-        String url = "pulsar://" + cluster.brokers().stream()
-                .map(b -> "127.0.0.1:" + b.getBrokerListenPort().get())
-                .reduce((a, b) -> a + "," + b).orElseThrow();
-        PulsarClient c = PulsarClient.builder().serviceUrl(url).build();
+        PulsarClient c = PulsarClient.builder().serviceUrl(everyBrokerServiceUrl()).build();
         closeAfterTest(c);
         return c;
     }

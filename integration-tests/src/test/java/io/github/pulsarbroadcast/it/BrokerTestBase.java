@@ -65,6 +65,16 @@ public abstract class BrokerTestBase {
         client = newClient();
     }
 
+    /**
+     * A service URL that names every broker of the cluster ({@code pulsar://127.0.0.1:p1,127.0.0.1:p2}), as a client
+     * of a real cluster names several brokers: it finds a topic while one of them restarts or is down.
+     */
+    protected String everyBrokerServiceUrl() {
+        return "pulsar://" + cluster.brokers().stream()
+                .map(b -> "127.0.0.1:" + b.getBrokerListenPort().orElseThrow())
+                .collect(java.util.stream.Collectors.joining(","));
+    }
+
     /** A new client of the cluster's first broker; the caller closes it. */
     protected PulsarClient newClient() throws PulsarClientException {
         return PulsarClient.builder().serviceUrl(cluster.serviceUrl()).build();

@@ -1,6 +1,5 @@
 package io.github.pulsarbroadcast.it;
 
-import java.util.stream.Collectors;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.PulsarClient;
 import org.testng.annotations.BeforeClass;
@@ -74,9 +73,7 @@ public class StockEquivalenceTest extends BroadcastTestBase {
     public void addSecondBroker() throws Exception {
         cluster.addBroker();
         client.close();
-        client = PulsarClient.builder().serviceUrl("pulsar://" + cluster.brokers().stream()
-                .map(b -> "127.0.0.1:" + b.getBrokerListenPort().orElseThrow())
-                .collect(Collectors.joining(","))).build();
+        client = PulsarClient.builder().serviceUrl(everyBrokerServiceUrl()).build();
     }
 
     @Test(groups = {"integration", "model-broker"}, timeOut = 900_000)
