@@ -30,11 +30,11 @@ public class BroadcastAckTest extends BroadcastTestBase {
         conf.setBacklogQuotaCheckIntervalInSeconds(1);
     }
 
-    private PositionImpl markDeleted(String topic) {
+    protected PositionImpl markDeleted(String topic) {
         return (PositionImpl) brokerSubscription(topic, "fleet").getCursor().getMarkDeletedPosition();
     }
 
-    private static PositionImpl position(MessageId id) {
+    protected static PositionImpl position(MessageId id) {
         MessageIdImpl m = (MessageIdImpl) id;
         return PositionImpl.get(m.getLedgerId(), m.getEntryId());
     }

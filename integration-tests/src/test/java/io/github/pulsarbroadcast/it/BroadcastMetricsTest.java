@@ -5,12 +5,8 @@ import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertTrue;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,9 +36,6 @@ import org.testng.annotations.Test;
  * adds no broadcast series.
  */
 public class BroadcastMetricsTest extends BroadcastTestBase {
-
-    /** {@code name{labels} value}; labels kept as one string. */
-    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})? (\\S+)$");
 
     @Override
     protected void configureBroker(ServiceConfiguration conf) {
@@ -82,11 +75,11 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         String topicOnly = "topic=\"" + topic + "\"";
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String body = get("/metrics/");
-            assertEquals(stockSample(body, "pulsar_out_messages_total", fleet), 50.0, "10 messages to 5 consumers");
-            assertEquals(stockSample(body, "pulsar_out_bytes_total", fleet), (double) adminBytes[0]);
-            assertEquals(stockSample(body, "pulsar_consumers_count", topicOnly), 6.0,
+            assertEquals(Scrapes.sample(body, "pulsar_out_messages_total", fleet), 50.0, "10 messages to 5 consumers");
+            assertEquals(Scrapes.sample(body, "pulsar_out_bytes_total", fleet), (double) adminBytes[0]);
+            assertEquals(Scrapes.sample(body, "pulsar_consumers_count", topicOnly), 6.0,
                     "5 broadcast consumers and the stock one");
-            assertEquals(stockSample(body, "pulsar_subscription_unacked_messages", fleet), 0.0);
+            assertEquals(Scrapes.sample(body, "pulsar_subscription_unacked_messages", fleet), 0.0);
         });
         double summarized = scrape(fleet).get("pulsar_broadcast_stock_stats_summarized_total");
         assertTrue(summarized >= 1, "the stock aggregator got the totals");
@@ -95,8 +88,8 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         consumers.get(0).close();
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String body = get("/metrics/");
-            assertEquals(stockSample(body, "pulsar_consumers_count", "topic=\"" + topic + "\""), 5.0);
-            assertEquals(stockSample(body, "pulsar_out_messages_total", fleet), 50.0,
+            assertEquals(Scrapes.sample(body, "pulsar_consumers_count", "topic=\"" + topic + "\""), 5.0);
+            assertEquals(Scrapes.sample(body, "pulsar_out_messages_total", fleet), 50.0,
                     "the departed consumer's 10 are counted once");
         });
         assertEquals(cluster.admin().topics().getStats(topic).getSubscriptions().get("fleet").getMsgOutCounter(),
@@ -104,9 +97,9 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         closeAll(consumers.subList(1, 5));
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             String body = get("/metrics/");
-            assertEquals(stockSample(body, "pulsar_consumers_count", topicOnly), 1.0, "only the stock consumer");
-            assertEquals(stockSample(body, "pulsar_out_messages_total", fleet), 50.0, "no consumer left");
-            assertEquals(stockSample(body, "pulsar_out_bytes_total", fleet), (double) adminBytes[0]);
+            assertEquals(Scrapes.sample(body, "pulsar_consumers_count", topicOnly), 1.0, "only the stock consumer");
+            assertEquals(Scrapes.sample(body, "pulsar_out_messages_total", fleet), 50.0, "no consumer left");
+            assertEquals(Scrapes.sample(body, "pulsar_out_bytes_total", fleet), (double) adminBytes[0]);
         });
         stock.close();
     }
@@ -115,20 +108,6 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
     private Consumer<String> stockSubscriber(String topic) throws Exception {
         return client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
                 .subscriptionType(SubscriptionType.Shared).subscribe();
-    }
-
-    /** The value of the one stock sample {@code name} whose labels contain {@code selector}. */
-    private static double stockSample(String body, String name, String selector) {
-        Double found = null;
-        for (String line : body.split("\n")) {
-            Matcher s = SAMPLE.matcher(line);
-            if (s.matches() && s.group(1).equals(name) && s.group(3) != null && s.group(3).contains(selector)) {
-                assertEquals(found, null, "one sample of " + name + " with " + selector);
-                found = Double.parseDouble(s.group(4));
-            }
-        }
-        assertTrue(found != null, "no sample of " + name + " with " + selector);
-        return found;
     }
 
     @Test(groups = "integration", timeOut = 120_000)
@@ -237,7 +216,7 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
                 assertTrue(typed.add(parts[2]), "one TYPE line per family: " + parts[2]);
                 types.put(parts[2], parts[3]);
             } else if (line.startsWith("pulsar_broadcast_")) {
-                Matcher s = SAMPLE.matcher(line);
+                Matcher s = Scrapes.SAMPLE.matcher(line);
                 assertTrue(s.matches(), "not a Prometheus sample: " + line);
                 Double.parseDouble(s.group(4).replace("+Inf", "Infinity"));
                 assertFalse(line.contains("subscription=\"stock\""), "a stock subscription has no broadcast series");
@@ -354,35 +333,12 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         return sample;
     }
 
-    /**
-     * The samples of the one subscription matching {@code selector}, keyed by name plus the labels other than
-     * cluster, namespace, topic and subscription (e.g. {@code x{stage="a"}}); executor and broker samples excluded.
-     */
+    /** The plugin's samples of the one subscription matching {@code selector} (see {@link Scrapes#subscription}). */
     private Map<String, Double> scrape(String selector) throws Exception {
-        Map<String, Double> out = new HashMap<>();
-        for (String line : get("/metrics/").split("\n")) {
-            Matcher s = SAMPLE.matcher(line);
-            if (!line.startsWith("pulsar_broadcast_") || !s.matches() || s.group(3) == null
-                    || !s.group(3).contains(selector)) {
-                continue;
-            }
-            StringBuilder rest = new StringBuilder();
-            for (String label : s.group(3).split(",(?=[a-z_]+=\")")) {
-                if (!label.matches("(cluster|namespace|topic|subscription)=.*")) {
-                    rest.append(rest.length() == 0 ? "" : ",").append(label);
-                }
-            }
-            String key = rest.length() == 0 ? s.group(1) : s.group(1) + "{" + rest + "}";
-            out.put(key, Double.parseDouble(s.group(4).replace("+Inf", "Infinity")));
-        }
-        return out;
+        return Scrapes.subscription(get("/metrics/"), selector);
     }
 
     private String get(String path) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create(cluster.webServiceUrl() + path)).timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(response.statusCode(), 200, path);
-        return response.body();
+        return Scrapes.get(cluster.webServiceUrl(), path);
     }
 }
