@@ -7,26 +7,37 @@ import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.policies.data.AuthAction;
+import org.apache.pulsar.common.policies.data.TenantInfo;
 import org.testng.annotations.Test;
 
 /**
  * The consumer listing on a broker with token authentication and authorization: the broker's authentication filter
  * applies (no token: 401), and the caller needs what stock topic stats need (topic operation GET_STATS): a role
- * without permission on the namespace gets 403, a role granted consume gets 200, and so does the super-user.
+ * without permission on the namespace gets 403, a role granted consume gets 200, and so does the super-user. The
+ * other roles operations.md names (produce permission, the tenant's admins, a proxy acting for a client through
+ * {@code X-Original-Principal}) get what the stock topic stats endpoint gives them, asked side by side.
  *
  * <p>Threading: TestNG's test thread only.
  */
 public class BroadcastListingSecurityTest extends TokenAuthTestBase {
 
+    private static final String TOKEN_VARIABLE = "PULSAR_BROADCAST_AUTH_TOKEN";
+    /** The role a proxy authenticates with (stock {@code proxyRoles}). */
+    private static final String PROXY = "proxy";
 
-
-
+    @Override
+    protected void configureBroker(ServiceConfiguration conf) {
+        super.configureBroker(conf);
+        conf.setProxyRoles(Set.of(PROXY));
+    }
 
     @Test(groups = "integration", timeOut = 120_000)
     public void onlyRolesThatMaySeeTheTopicsStatsGetTheListing() throws Exception {
@@ -70,6 +81,11 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
             } finally {
                 java.nio.file.Files.delete(tokenFile);
             }
+            ConsumersCli fromEnvironment = ConsumersCli.run(Map.of(TOKEN_VARIABLE, token("reader")), cli);
+            assertEquals(fromEnvironment.exit, 0, "operations.md: " + TOKEN_VARIABLE + "; " + fromEnvironment.err);
+            ConsumersCli flagFirst = ConsumersCli.run(Map.of(TOKEN_VARIABLE, token("stranger")), cli,
+                    "--auth-token", token("reader"));
+            assertEquals(flagFirst.exit, 0, "--auth-token before the variable: " + flagFirst.err);
             ConsumersCli without = ConsumersCli.run(cli);
             assertEquals(without.exit, 1, without.out);
             assertTrue(without.err.contains("HTTP 401"), without.err);
@@ -81,4 +97,49 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
         }
     }
 
+    /**
+     * Each caller is allowed the listing exactly when stock's topic stats allow it (both asked with the same token and
+ * header; a refusal is stock's 401 and the listing's 403):
+     * produce permission and the tenant's admins may see; a proxy role may act for a client that may see, not for one
+     * that may not, and not without naming one; a role that is not a proxy gains nothing by naming another role.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void everyRoleGetsWhatStockTopicStatsGiveIt() throws Exception {
+        String tenant = "listing-" + UUID.randomUUID().toString().substring(0, 8);
+        cluster.admin().tenants().createTenant(tenant, TenantInfo.builder().adminRoles(Set.of("tenant-admin"))
+                .allowedClusters(Set.of(cluster.clusterName())).build());
+        String namespace = tenant + "/ns";
+        cluster.admin().namespaces().createNamespace(namespace, Set.of(cluster.clusterName()));
+        Map<String, AuthAction> grants = Map.of("reader", AuthAction.consume, "writer", AuthAction.produce,
+                PROXY, AuthAction.consume);
+        for (Map.Entry<String, AuthAction> grant : grants.entrySet()) {
+            cluster.admin().namespaces().grantPermissionOnNamespace(namespace, grant.getKey(),
+                    Set.of(grant.getValue()));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> cluster.broker().getPulsarResources()
+                .getNamespaceResources().getPolicies(NamespaceName.get(namespace))
+                .map(p -> p.auth_policies.getNamespaceAuthentication().keySet().containsAll(grants.keySet()))
+                .orElse(false));
+        String topic = "persistent://" + namespace + "/t";
+        try (Consumer<String> c = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic)
+                .subscriptionName("fleet").consumerName("vehicle-1").subscribe()) {
+            String listing = ListingHttp.url(cluster.webServiceUrl(), topic, "fleet", "");
+            String stats = cluster.webServiceUrl() + "/admin/v2/" + topic.replace("://", "/") + "/stats";
+            String[][] cases = { // role, X-Original-Principal, allowed
+                {"writer", null, "yes"}, {"tenant-admin", null, "yes"}, {PROXY, "reader", "yes"},
+                {PROXY, "stranger", "no"}, {PROXY, null, "no"}, {PROXY, PROXY, "no"},
+                {"stranger", ADMIN, "no"}, {"reader", "stranger", "no"}, {"reader", "reader", "yes"},
+                {"stranger", null, "no"},
+            };
+            for (String[] k : cases) {
+                String who = k[0] + (k[1] == null ? "" : " for " + k[1]);
+                boolean allowed = k[2].equals("yes");
+                ListingHttp.Answer stock = ListingHttp.get(stats, token(k[0]), k[1]);
+                ListingHttp.Answer ours = ListingHttp.get(listing, token(k[0]), k[1]);
+                // Stock 2.10.5 answers a role it does not allow with 401; the listing with 403 (operations.md).
+                assertEquals(stock.status, allowed ? 200 : 401, who + ", stock topic stats: " + stock);
+                assertEquals(ours.status, allowed ? 200 : 403, who + ", the listing: " + ours);
+            }
+        }
+    }
 }

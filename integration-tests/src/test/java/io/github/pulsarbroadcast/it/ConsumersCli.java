@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 
 /**
@@ -27,15 +28,20 @@ final class ConsumersCli {
         this.err = err;
     }
 
-    /** Runs the command with {@code common} and then {@code more} as its arguments. */
+    /** Runs the command with {@code common} and then {@code more} as its arguments, with no environment variable. */
     static ConsumersCli run(String[] common, String... more) {
+        return run(Map.of(), common, more);
+    }
+
+    /** As {@link #run(String[], String...)}, the command seeing {@code environment} as its environment variables. */
+    static ConsumersCli run(Map<String, String> environment, String[] common, String... more) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         List<String> args = new ArrayList<>(List.of(common));
         args.addAll(List.of(more));
         PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
         CommandLine cli = new CommandLine(new ConsumersCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
-                errStream));
+                errStream, environment::get));
         cli.setErr(new PrintWriter(errStream, true)); // picocli's own messages (bad options), as on a terminal
         int exit = cli.execute(args.toArray(new String[0]));
         return new ConsumersCli(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));

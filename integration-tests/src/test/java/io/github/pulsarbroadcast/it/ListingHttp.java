@@ -52,9 +52,17 @@ final class ListingHttp {
     }
 
     static Answer get(String url, String token) throws IOException, InterruptedException {
+        return get(url, token, null);
+    }
+
+    /** GET with {@code token} (or none) and, unless null, a proxy's {@code X-Original-Principal} header. */
+    static Answer get(String url, String token, String originalPrincipal) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET();
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
+        }
+        if (originalPrincipal != null) {
+            request.header("X-Original-Principal", originalPrincipal);
         }
         HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
         String body = response.body();

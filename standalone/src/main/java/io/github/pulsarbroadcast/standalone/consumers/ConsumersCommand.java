@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import org.apache.pulsar.common.naming.TopicDomain;
 import org.apache.pulsar.common.naming.TopicName;
 import picocli.CommandLine.Command;
@@ -69,15 +70,18 @@ public final class ConsumersCommand implements Callable<Integer> {
 
     private final PrintStream out;
     private final PrintStream err;
+    /** Reads an environment variable (the process's own, or a test's). */
+    private final UnaryOperator<String> environment;
 
     public ConsumersCommand() {
-        this(System.out, System.err);
+        this(System.out, System.err, System::getenv);
     }
 
-    /** For tests: where the table (or JSON) and the errors go. */
-    public ConsumersCommand(PrintStream out, PrintStream err) {
+    /** For tests: where the table (or JSON) and the errors go, and the environment variables the command sees. */
+    public ConsumersCommand(PrintStream out, PrintStream err, UnaryOperator<String> environment) {
         this.out = out;
         this.err = err;
+        this.environment = environment;
     }
 
     @Override
@@ -134,7 +138,7 @@ public final class ConsumersCommand implements Callable<Integer> {
         if (authTokenFile != null) {
             return Files.readString(authTokenFile, StandardCharsets.UTF_8).trim();
         }
-        String env = System.getenv("PULSAR_BROADCAST_AUTH_TOKEN");
+        String env = environment.apply("PULSAR_BROADCAST_AUTH_TOKEN");
         return env == null || env.isBlank() ? null : env.trim();
     }
 
