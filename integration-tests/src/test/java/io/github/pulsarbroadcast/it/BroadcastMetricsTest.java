@@ -42,6 +42,9 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
         conf.getProperties().setProperty("broadcastConsumerRetentionSeconds", "600");
         conf.getProperties().setProperty("broadcastStatsIntervalMs", "100");
+        // Stock's rates are computed when a test asks (BrokerService.updateRates), never by the periodic updater in
+        // between, which would start a new rate period and leave the test's own computation a zero.
+        conf.setStatsUpdateFrequencyInSecs(3600);
     }
 
     /**
@@ -102,6 +105,33 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
             assertEquals(Scrapes.sample(body, "pulsar_out_bytes_total", fleet), (double) adminBytes[0]);
         });
         stock.close();
+    }
+
+    /**
+     * operations.md: stock's {@code messageAckRate} stays 0 for a broadcast subscription (its acks move the virtual
+     * cursor, not through stock's ack handling), while a stock subscription's acks of the same messages, in the same
+     * rate period, give it a rate: the rates are computed here, not left at their initial zero.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void stockAckRateStaysZeroForABroadcastSubscription() throws Exception {
+        String topic = newTopic("ack-rate");
+        Consumer<String> broadcast = closeAfterTest(broadcastConsumer(topic, "fleet", "a"));
+        Consumer<String> stock = closeAfterTest(stockSubscriber(topic));
+        try (Producer<String> producer = producer(topic)) {
+            publish(producer, "m", 10);
+        }
+        receive(broadcast, 10);
+        receive(stock, 10);
+        String fleet = "topic=\"" + topic + "\",subscription=\"fleet\"";
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertEquals(scrape(fleet).get("pulsar_broadcast_acks_total"), 10.0, "the broadcast acks arrived"));
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertEquals(
+                cluster.admin().topics().getStats(topic).getSubscriptions().get("stock").getMsgBacklog(), 0L,
+                "the stock acks arrived"));
+        cluster.broker().getBrokerService().updateRates();
+        var subscriptions = cluster.admin().topics().getStats(topic).getSubscriptions();
+        assertTrue(subscriptions.get("stock").getMessageAckRate() > 0, "stock's own acks have a rate");
+        assertEquals(subscriptions.get("fleet").getMessageAckRate(), 0.0);
     }
 
     /** A consumer of a stock (Shared) subscription named "stock" on {@code topic}, beside the broadcast one. */
@@ -266,8 +296,15 @@ public class BroadcastMetricsTest extends BroadcastTestBase {
         Consumer<String> carB = closeAfterTest(io.github.pulsarbroadcast.broadcast.client.Broadcast.configure(
                 client.newConsumer(Schema.STRING).topic(topic).subscriptionName("fleet").consumerName("car-b")
                         .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)).subscribe());
+        Map<String, Double> timed = scrape(sub);
         take(carB, 20);
         Map<String, Double> m = scrape(sub);
+        for (String stage : new String[] {"persisted_to_dispatch", "dispatch_to_first_write",
+                "dispatch_to_last_write"}) {
+            String count = "pulsar_broadcast_stage_latency_ms_count{stage=\"" + stage + "\"}";
+            assertTrue(timed.get(count) >= 1, "car-a's tail deliveries were timed: " + timed);
+            assertEquals(m.get(count), timed.get(count), "operations.md: catch-up deliveries are not timed, " + stage);
+        }
         assertEquals(m.get("pulsar_broadcast_catchup_entries_read_total"), 20.0, "car-b's 20, read from storage");
         assertTrue(m.get("pulsar_broadcast_catchup_bytes_read_total") >= 20 * "m-0".length(), m.toString());
         assertEquals(m.get("pulsar_broadcast_redeliveries_total"), 0.0);
