@@ -86,6 +86,9 @@ public class DockerContextTest {
                     .forEach(bundled::add);
             assertTrue(bundled.stream().anyMatch(n -> n.contains("broadcast-subscription")), bundled.toString());
             assertTrue(bundled.stream().anyMatch(n -> n.contains("ordered-executor-patch")), bundled.toString());
+            // configuration.md: the plugin's own two jars and nothing of Pulsar's (the broker provides it).
+            assertEquals(bundled.stream().filter(n -> n.endsWith(".jar")).count(), 2L, bundled.toString());
+            assertNotNull(nar.getEntry("META-INF/services/additional_servlet.yml"), "the listing's servlet role");
         }
         try (Stream<Path> jars = Files.list(Build.dockerContext().resolve("lib"))) {
             for (Path jar : jars.collect(Collectors.toList())) {
