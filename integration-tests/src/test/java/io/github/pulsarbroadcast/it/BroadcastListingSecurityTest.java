@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.common.naming.NamespaceName;
@@ -30,15 +29,6 @@ import org.testng.annotations.Test;
 public class BroadcastListingSecurityTest extends TokenAuthTestBase {
 
     private static final String TOKEN_VARIABLE = "PULSAR_BROADCAST_AUTH_TOKEN";
-    /** The role a proxy authenticates with (stock {@code proxyRoles}). */
-    private static final String PROXY = "proxy";
-
-    @Override
-    protected void configureBroker(ServiceConfiguration conf) {
-        super.configureBroker(conf);
-        conf.setProxyRoles(Set.of(PROXY));
-    }
-
     @Test(groups = "integration", timeOut = 120_000)
     public void onlyRolesThatMaySeeTheTopicsStatsGetTheListing() throws Exception {
         String namespace = "public/listing-" + UUID.randomUUID().toString().substring(0, 8);
@@ -110,16 +100,9 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
                 .allowedClusters(Set.of(cluster.clusterName())).build());
         String namespace = tenant + "/ns";
         cluster.admin().namespaces().createNamespace(namespace, Set.of(cluster.clusterName()));
-        Map<String, AuthAction> grants = Map.of("reader", AuthAction.consume, "writer", AuthAction.produce,
-                PROXY, AuthAction.consume);
-        for (Map.Entry<String, AuthAction> grant : grants.entrySet()) {
-            cluster.admin().namespaces().grantPermissionOnNamespace(namespace, grant.getKey(),
-                    Set.of(grant.getValue()));
-        }
-        await().atMost(Duration.ofSeconds(20)).until(() -> cluster.broker().getPulsarResources()
-                .getNamespaceResources().getPolicies(NamespaceName.get(namespace))
-                .map(p -> p.auth_policies.getNamespaceAuthentication().keySet().containsAll(grants.keySet()))
-                .orElse(false));
+        grant(namespace, "reader", AuthAction.consume);
+        grant(namespace, "writer", AuthAction.produce);
+        grant(namespace, PROXY, AuthAction.consume);
         String topic = "persistent://" + namespace + "/t";
         try (Consumer<String> c = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic)
                 .subscriptionName("fleet").consumerName("vehicle-1").subscribe()) {

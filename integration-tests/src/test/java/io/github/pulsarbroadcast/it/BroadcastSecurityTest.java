@@ -11,9 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.apache.pulsar.client.admin.PulsarAdmin;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Message;
@@ -27,12 +25,10 @@ import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.PulsarClientException.AuthorizationException;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionType;
-import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.policies.data.AuthAction;
 import org.apache.pulsar.common.policies.data.AutoSubscriptionCreationOverride;
-import org.apache.pulsar.common.policies.data.Policies;
+import org.apache.pulsar.common.policies.data.AutoTopicCreationOverride;
 import org.apache.pulsar.common.policies.data.SubscriptionAuthMode;
-import org.testng.annotations.AfterMethod;
 import org.testng.annotations.Test;
 
 /**
@@ -46,20 +42,6 @@ import org.testng.annotations.Test;
  * <p>Threading: TestNG's test thread only.
  */
 public class BroadcastSecurityTest extends TokenAuthTestBase {
-
-    /** Long enough for a loaded machine, short enough to wait out the client's retries of a retriable error. */
-    private static final int OPERATION_TIMEOUT_SECONDS = 8;
-
-    /** Clients of the current test, closed after it. */
-    private final List<PulsarClient> roleClients = new ArrayList<>();
-
-
-
-    @AfterMethod(alwaysRun = true)
-    public void closeRoleClients() throws Exception {
-        closeAll(roleClients);
-        roleClients.clear();
-    }
 
     // ----- permission to consume -----
 
@@ -235,20 +217,118 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
         }
     }
 
-    // ----- helpers -----
+    /**
+     * design.md, "Admin calls on a subscription not served yet", through a proxy and without credentials: the plugin
+     * acts only for a request stock lets through. Without a token, with a bad one, through the proxy role for a role
+     * that may not reset or for nobody, and as a role that may not, the call is refused (stock's 401) and the topic is
+     * not even loaded; through the proxy for a role that may reset, the subscription is served first and the reset
+     * reaches the consumer.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void anAdminCallThroughAProxyOrWithoutCredentialsIsServedOnlyWhenStockAllowsIt() throws Exception {
+        String namespace = newNamespace("admin-proxy");
+        grant(namespace, "reader", AuthAction.consume);
+        grant(namespace, PROXY, AuthAction.consume);
+        String topic = topicIn(namespace);
+        createWithOneMessage(topic);
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            car.acknowledge(car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        }
+        admin().topics().unload(topic);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+        String reset = cluster.webServiceUrl() + "/admin/v2/" + topic.replace("://", "/")
+                + "/subscription/fleet/resetcursor/0";
+        String[][] refused = {{null, null}, {"", null}, {PROXY, "stranger"}, {PROXY, null}, {"stranger", null}};
+        for (String[] r : refused) {
+            String token = r[0] == null ? null : r[0].isEmpty() ? "not-a-token" : token(r[0]);
+            ListingHttp.Answer answer = ListingHttp.send("POST", reset, token, r[1]);
+            String who = (r[0] == null ? "no token" : r[0].isEmpty() ? "a bad token" : r[0])
+                    + (r[1] == null ? "" : " for " + r[1]);
+            assertEquals(answer.status, 401, who + ": " + answer);
+            assertTrue(cluster.broker().getBrokerService().getTopicReference(topic).isEmpty(),
+                    "the call refused to " + who + " loaded the topic");
+        }
+        ListingHttp.Answer allowed = ListingHttp.send("POST", reset, token(PROXY), "reader");
+        assertEquals(allowed.status, 204, "the proxy for reader: " + allowed);
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            Message<String> again = car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(again == null ? null : again.getValue(), "first", "the reset's replay");
+        }
+    }
 
+    // ----- an existing subscription, and stock's limits on subscribing -----
+
+    /**
+     * design.md, "Subscribing": a join of a subscription that exists and is served (the plugin's fast path) is still
+     * authorized by stock code: a role that may not consume is refused as it is from a stock Failover subscription
+     * that exists, and the consumer already there stays the only one.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void joiningAServedSubscriptionIsStillAuthorized() throws Exception {
+        String namespace = newNamespace("served");
+        grant(namespace, "writer", AuthAction.produce);
+        String topic = topicIn(namespace);
+        createWithOneMessage(topic);
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe();
+             Consumer<String> stockCar = failoverBuilder(client, topic, "stock").subscribe()) {
+            PulsarClient writer = clientAs("writer");
+            AuthorizationException broadcast = expectThrows(AuthorizationException.class,
+                    () -> broadcastBuilder(writer, topic, "fleet").consumerName("intruder").subscribe());
+            AuthorizationException stock = expectThrows(AuthorizationException.class,
+                    () -> failoverBuilder(writer, topic, "stock").subscribe());
+            assertTrue(broadcast.getMessage().contains("not authorized to subscribe"), broadcast.getMessage());
+            assertTrue(stock.getMessage().contains("not authorized to subscribe"), stock.getMessage());
+            assertEquals(admin().topics().getStats(topic).getSubscriptions().get("fleet").getConsumers().size(), 1);
+        }
+    }
+
+    /**
+     * design.md, "Subscribing": a broadcast subscribe to a topic that does not exist follows the namespace's auto
+     * topic creation rules as a stock subscribe does: with creation off both fail alike and no topic is created.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void withoutAutoTopicCreationAMissingTopicIsRefusedAsStockRefusesIt() throws Exception {
+        String namespace = newNamespace("no-auto-topic");
+        admin().namespaces().setAutoTopicCreation(namespace,
+                AutoTopicCreationOverride.builder().allowAutoTopicCreation(false).build());
+        awaitPolicies(namespace, p -> p.autoTopicCreationOverride != null
+                && !p.autoTopicCreationOverride.isAllowAutoTopicCreation());
+        String topic = topicIn(namespace);
+        PulsarClientException broadcast = expectThrows(PulsarClientException.class,
+                () -> broadcastBuilder(client, topic, "fleet").subscribe());
+        PulsarClientException stock = expectThrows(PulsarClientException.class,
+                () -> failoverBuilder(client, topic, "stock").subscribe());
+        assertEquals(broadcast.getClass(), stock.getClass(), broadcast + " / " + stock);
+        assertEquals(admin().topics().getList(namespace), List.of(), "a refused subscribe created the topic");
+    }
+
+    /**
+     * design.md, "Subscribing": the namespace's subscription limit per topic holds for a new broadcast subscription
+     * as for a stock one: refused alike, nothing created.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void theTopicsSubscriptionLimitHoldsForABroadcastSubscription() throws Exception {
+        String namespace = newNamespace("max-subscriptions");
+        admin().namespaces().setMaxSubscriptionsPerTopic(namespace, 1);
+        awaitPolicies(namespace, p -> Integer.valueOf(1).equals(p.max_subscriptions_per_topic));
+        String topic = topicIn(namespace);
+        createWithOneMessage(topic);
+        try (Consumer<String> first = failoverBuilder(client, topic, "first").subscribe()) {
+            PulsarClientException broadcast = expectThrows(PulsarClientException.class,
+                    () -> broadcastBuilder(client, topic, "fleet").subscribe());
+            PulsarClientException stock = expectThrows(PulsarClientException.class,
+                    () -> failoverBuilder(client, topic, "second").subscribe());
+            assertEquals(broadcast.getClass(), stock.getClass(), broadcast + " / " + stock);
+            assertTrue(broadcast.getMessage().contains("maximum number of subscriptions"), broadcast.getMessage());
+            assertEquals(admin().topics().getSubscriptions(topic), List.of("first"));
+        }
+    }
+
+    // ----- helpers -----
 
     private PulsarAdmin admin() {
         return cluster.admin();
-    }
-
-    /** A client acting as {@code role}; closed after the test. */
-    private PulsarClient clientAs(String role) throws PulsarClientException {
-        PulsarClient c = PulsarClient.builder().serviceUrl(cluster.serviceUrl())
-                .authentication(AuthenticationFactory.token(token(role)))
-                .operationTimeout(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS).build();
-        roleClients.add(c);
-        return c;
     }
 
     private static ConsumerBuilder<String> broadcastBuilder(PulsarClient c, String topic, String subscription) {
@@ -262,16 +342,6 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
                 .subscriptionInitialPosition(org.apache.pulsar.client.api.SubscriptionInitialPosition.Earliest);
     }
 
-    private String newNamespace(String prefix) throws Exception {
-        String namespace = "public/" + prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        admin().namespaces().createNamespace(namespace, Set.of(cluster.clusterName()));
-        return namespace;
-    }
-
-    private static String topicIn(String namespace) {
-        return "persistent://" + namespace + "/t-" + UUID.randomUUID().toString().substring(0, 8);
-    }
-
     /** A namespace in subscription auth mode Prefix where {@code role} may consume. */
     private String prefixNamespace(String prefix, String role) throws Exception {
         String namespace = newNamespace(prefix);
@@ -279,21 +349,6 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
         admin().namespaces().setSubscriptionAuthMode(namespace, SubscriptionAuthMode.Prefix);
         awaitPolicies(namespace, p -> p.subscription_auth_mode == SubscriptionAuthMode.Prefix);
         return namespace;
-    }
-
-    private void grant(String namespace, String role, AuthAction action) throws Exception {
-        admin().namespaces().grantPermissionOnNamespace(namespace, role, Set.of(action));
-        awaitPolicies(namespace, p -> {
-            Set<AuthAction> actions = p.auth_policies.getNamespaceAuthentication().get(role);
-            return actions != null && actions.contains(action);
-        });
-    }
-
-    /** Waits until the broker's cached namespace policies (what authorization reads) satisfy {@code condition}. */
-    private void awaitPolicies(String namespace, Predicate<Policies> condition) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> cluster.broker().getPulsarResources()
-                .getNamespaceResources().getPolicies(NamespaceName.get(namespace)).map(condition::test)
-                .orElse(false));
     }
 
     /** Creates {@code topic} (as the super-user) with one message, "first". */

@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * Calls the consumer listing over HTTP as any client would (redirects not followed, so tests see them).
+ * Calls the consumer listing (and, for comparison, the stock admin API) over HTTP as any client would (redirects not
+ * followed, so tests see them).
  *
  * <p>Threading: immutable; any thread.
  */
@@ -57,7 +58,14 @@ final class ListingHttp {
 
     /** GET with {@code token} (or none) and, unless null, a proxy's {@code X-Original-Principal} header. */
     static Answer get(String url, String token, String originalPrincipal) throws IOException, InterruptedException {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60)).GET();
+        return send("GET", url, token, originalPrincipal);
+    }
+
+    /** A request without a body (any method, also to the stock admin API) as {@link #get(String, String, String)}. */
+    static Answer send(String method, String url, String token, String originalPrincipal)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
+                .method(method, HttpRequest.BodyPublishers.noBody());
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
