@@ -4,15 +4,21 @@ import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertTrue;
 
+import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastDispatcher;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Message;
 import org.apache.pulsar.client.api.MessageId;
 import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.impl.MessageIdImpl;
 import org.apache.pulsar.common.policies.data.BacklogQuota;
 import org.testng.annotations.Test;
@@ -28,6 +34,7 @@ public class BroadcastAckTest extends BroadcastTestBase {
     protected void configureBroker(ServiceConfiguration conf) {
         conf.getProperties().setProperty("broadcastMarkDeleteIntervalMs", "100");
         conf.setBacklogQuotaCheckIntervalInSeconds(1);
+        conf.setAcknowledgmentAtBatchIndexLevelEnabled(true);
     }
 
     protected PositionImpl markDeleted(String topic) {
@@ -79,6 +86,59 @@ public class BroadcastAckTest extends BroadcastTestBase {
         }
     }
 
+    /**
+     * design.md, "The virtual cursor": with batch-index acknowledgement on at the broker and the client, an ack of part
+     * of a batched entry (an ack set) moves nothing; a consumer that comes back before the rest is acknowledged gets
+     * the whole entry again; acknowledging every message of it acknowledges the entry.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void anAckOfPartOfABatchMovesNothing() throws Exception {
+        String topic = newTopic("batch-index");
+        List<String> sent = new ArrayList<>();
+        Consumer<String> car = batchIndexAckingCar(topic);
+        MessageId entry;
+        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).enableBatching(true)
+                .batchingMaxPublishDelay(1, TimeUnit.HOURS).batchingMaxMessages(1_000).create()) {
+            List<CompletableFuture<MessageId>> sends = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                sent.add("b-" + i);
+                sends.add(producer.sendAsync("b-" + i));
+            }
+            producer.flush();
+            entry = sends.get(9).get(30, TimeUnit.SECONDS);
+        }
+        PositionImpl before = markDeleted(topic);
+        List<Message<String>> got = take(car, 10);
+        for (int i = 0; i < 5; i++) {
+            car.acknowledge(got.get(i));
+        }
+        VirtualCursor cursor = dispatcher(topic, "fleet").member(brokerConsumer(topic, "car")).cursor();
+        PositionImpl acknowledged = cursor.acknowledged();
+        await("nothing moved").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(10)).until(() ->
+                cursor.acknowledged().equals(acknowledged) && cursor.individualAckCount() == 0
+                        && markDeleted(topic).equals(before));
+        car.close();
+        car = batchIndexAckingCar(topic);
+        List<Message<String>> again = take(car, 10);
+        assertEquals(values(again), sent, "the whole entry again");
+        for (Message<String> m : again) {
+            car.acknowledge(m);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> markDeleted(topic).equals(position(entry)));
+        car.close();
+    }
+
+    private Consumer<String> batchIndexAckingCar(String topic) throws Exception {
+        return Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
+                .consumerName("car").enableBatchIndexAcknowledgment(true)
+                .acknowledgmentGroupTime(0, TimeUnit.MILLISECONDS).subscribe();
+    }
+
+    private org.apache.pulsar.broker.service.Consumer brokerConsumer(String topic, String name) {
+        return brokerSubscription(topic, "fleet").getConsumers().stream()
+                .filter(c -> c.consumerName().equals(name)).findFirst().orElseThrow();
+    }
+
     @Test(groups = "integration", timeOut = 120_000)
     public void backlogQuotaEvictionMovesLaggardsForward() throws Exception {
         String namespace = "public/eviction-" + System.nanoTime();
@@ -103,9 +163,7 @@ public class BroadcastAckTest extends BroadcastTestBase {
             await().atMost(Duration.ofSeconds(30)).until(() -> dispatcher.counters().consumersSkippedForward() > 0);
             PositionImpl evictedTo = markDeleted(topic);
             assertTrue(evictedTo.compareTo(position(lastId)) <= 0);
-            org.apache.pulsar.broker.service.Consumer brokerLaggard = brokerSubscription(topic, "fleet")
-                    .getConsumers().stream().filter(c -> c.consumerName().equals("laggard")).findFirst()
-                    .orElseThrow();
+            org.apache.pulsar.broker.service.Consumer brokerLaggard = brokerConsumer(topic, "laggard");
             assertTrue(dispatcher.member(brokerLaggard).cursor().acknowledged().compareTo(evictedTo) >= 0);
         } finally {
             closeAll(List.of(active, laggard));
