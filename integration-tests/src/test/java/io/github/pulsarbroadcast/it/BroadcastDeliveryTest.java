@@ -18,6 +18,7 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionType;
+import org.apache.pulsar.common.policies.data.DispatchRate;
 import org.testng.annotations.Test;
 
 /** design.md, "Delivery guarantees" (order, every message) and "The dispatcher" (tail read): every consumer gets
@@ -154,5 +155,36 @@ public class BroadcastDeliveryTest extends BroadcastTestBase {
                         .topic(topic).subscriptionName("fleet").subscriptionType(SubscriptionType.Failover)
                         .consumerName("plain").subscribe());
         assertTrue(plain.getMessage().contains("is a broadcast subscription"), plain.getMessage());
+    }
+
+    /**
+     * design.md, "Not supported on a broadcast subscription": delayed delivery and the namespace's subscription
+     * dispatch rate are not applied: a message to be delivered in an hour, and five messages under a limit of one
+     * message a minute, reach the broadcast consumer as soon as they are written, while a stock subscription of the
+     * topic is held by the limit.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void delayedDeliveryAndDispatchRatesAreNotApplied() throws Exception {
+        String namespace = "public/no-limits-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        cluster.admin().namespaces().createNamespace(namespace, java.util.Set.of(cluster.clusterName()));
+        cluster.admin().namespaces().setSubscriptionDispatchRate(namespace, DispatchRate.builder()
+                .dispatchThrottlingRateInMsg(1).dispatchThrottlingRateInByte(-1).ratePeriodInSecond(60).build());
+        String topic = "persistent://" + namespace + "/t";
+        Consumer<String> car = closeAfterTest(broadcastConsumer(topic, "fleet", "car"));
+        // The control: a stock subscription of the topic, which the rate limits.
+        Consumer<String> stock = closeAfterTest(client.newConsumer(Schema.STRING).topic(topic)
+                .subscriptionName("stock").subscriptionType(SubscriptionType.Failover).subscribe());
+        List<String> sent = new ArrayList<>();
+        try (Producer<String> producer = producer(topic)) {
+            producer.newMessage().value("in-an-hour").deliverAfter(1, TimeUnit.HOURS).send();
+            sent.add("in-an-hour");
+            sent.addAll(publish(producer, "m", 5));
+        }
+        assertEquals(receive(car, 6), sent);
+        int stockGot = 0;
+        while (stock.receive(3, TimeUnit.SECONDS) != null) {
+            stockGot++;
+        }
+        assertTrue(stockGot < 6, "the limit is in force for the stock subscription: it got " + stockGot);
     }
 }
