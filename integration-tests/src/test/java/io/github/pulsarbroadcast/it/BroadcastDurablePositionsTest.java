@@ -116,10 +116,36 @@ public class BroadcastDurablePositionsTest extends BroadcastTestBase {
         }
     }
 
-    /** design.md: missing or unreadable saved positions fall back to the mark-delete position (duplicates). */
+    /** design.md: missing saved positions fall back to the mark-delete position (duplicates). */
     @Test(groups = "integration", timeOut = 120_000)
     public void lostSavedPositionsFallBackWithoutLoss() throws Exception {
-        String topic = newTopic("lost-state");
+        fallBackWithoutLoss("lost-state", path -> {
+            metadata().deleteRecursive(path).get();
+            assertFalse(metadata().exists(path).get());
+        });
+    }
+
+    /** design.md: unreadable saved positions (here a head of random bytes) fall back as missing ones do. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void unreadableSavedPositionsFallBackWithoutLoss() throws Exception {
+        try (LogLines unreadable = LogLines.watch("io.github.pulsarbroadcast",
+                "No saved consumer positions (they are unreadable")) {
+            fallBackWithoutLoss("garbled-state", path -> {
+                byte[] garbage = new byte[64];
+                new java.util.Random(7).nextBytes(garbage);
+                metadata().put(path, garbage, java.util.Optional.empty()).get();
+            });
+            assertEquals(unreadable.lines().size(), 1, "read as unreadable, with one warning: " + unreadable.lines());
+        }
+    }
+
+    /** What a test does to the saved state at {@code path} while the topic is unloaded. */
+    private interface StateDamage {
+        void apply(String path) throws Exception;
+    }
+
+    private void fallBackWithoutLoss(String prefix, StateDamage damage) throws Exception {
+        String topic = newTopic(prefix);
         List<Consumer<String>> consumers = broadcastConsumers(topic, "fleet", 3);
         try (Producer<String> producer = producer(topic)) {
             List<String> sent = new ArrayList<>(publish(producer, "m", 10));
@@ -133,8 +159,7 @@ public class BroadcastDurablePositionsTest extends BroadcastTestBase {
             cluster.admin().topics().unload(topic);
             String path = savedPath(topic, "fleet");
             assertTrue(metadata().exists(path).get(), "saved on unload");
-            metadata().deleteRecursive(path).get();
-            assertFalse(metadata().exists(path).get());
+            damage.apply(path);
             sent.addAll(publish(producer, "n", 5));
             // All come back within the recovery window (a consumer that comes back later is a new one).
             List<Consumer<String>> back = broadcastConsumers(topic, "fleet", 3);
