@@ -75,6 +75,24 @@ public class PositionSyncTest {
         assertEquals(store.saves, 2, "the change made meanwhile is saved at the next turn");
     }
 
+    /** design.md, "Durable consumer positions": a save is made when something changed, never on the clock alone. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void nothingIsSavedWhileNothingChanges() throws Exception {
+        withOneRetained(60 * SECOND);
+        sync.changed();
+        syncTurn();
+        assertEquals(store.saves, 1);
+        for (int i = 0; i < 3; i++) {
+            loop.advance(2_000);
+            syncTurn();
+        }
+        assertEquals(store.saves, 1, "three intervals without a change: no save");
+        sync.changed();
+        loop.advance(2_000);
+        syncTurn();
+        assertEquals(store.saves, 2, "the next change is saved at the next interval");
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void aRejectedHandOffLeavesTheNextIntervalToSave() throws Exception {
         withOneRetained(60 * SECOND);
