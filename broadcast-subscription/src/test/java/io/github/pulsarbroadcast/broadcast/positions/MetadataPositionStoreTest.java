@@ -98,6 +98,25 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
     }
 
     /**
+     * design.md, "Durable consumer positions": a chunked save writes its chunks into the slot the head does not name
+     * and the head last, so a broker that dies between the two (here: the head write fails) leaves the previous
+     * snapshot whole and readable, never a mix of the two.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aSaveWhoseHeadWriteFailsLeavesThePreviousSnapshotReadable() throws Exception {
+        FaultInjectionMetadataStore faulty = new FaultInjectionMetadataStore(metadata);
+        MetadataPositionStore owner = store(faulty, 100);
+        owner.load().get();
+        owner.save(positions(200, 5), null, false).get();
+        faulty.failConditional(new MetadataStoreException("injected: the broker died before its head write"),
+                (op, path) -> op == FaultInjectionMetadataStore.OperationType.PUT && path.equals(owner.path()));
+        expectThrows(ExecutionException.class, () -> owner.save(positions(150, 9), null, false).get());
+        assertEquals(store(metadata, 100).load().get().positions,
+                SnapshotCodec.decode(SnapshotCodec.encode(positions(200, 5))), "the previous snapshot, whole");
+        clear(); // a store removes only what it wrote (deleteOwn)
+    }
+
+    /**
      * Regression (twenty-sixth session's review): a load that failed left the store without the head's version, so
      * its first save asked to create the head, failed, and fenced the owning broker for as long as it owned the
      * topic (no save, not even on close); a chunked save could also overwrite the chunks of the snapshot in place.
