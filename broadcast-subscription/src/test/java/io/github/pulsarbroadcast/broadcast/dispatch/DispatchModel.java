@@ -181,8 +181,9 @@ final class DispatchModel implements ModelHarness.Deliveries {
     }
 
     /**
-     * A schedule whose disconnected positions are retained for {@code retentionSeconds} (at least the reconnect grace,
-     * 60 s): positions outlive the recovery window, and restored ones keep their own expiry.
+     * A schedule whose disconnected positions are retained for {@code retentionSeconds}: longer than the reconnect
+     * grace (60 s), positions outlive the recovery window and restored ones keep their own expiry; shorter (0 too),
+     * restored ones are still kept the grace.
      */
     DispatchModel(long seed, int retentionSeconds) {
         this.seed = seed;
@@ -572,11 +573,13 @@ final class DispatchModel implements ModelHarness.Deliveries {
                     adoptSaved(id, markDeleted);
                 }
                 // A restored position keeps the expiry the save recorded, but at least the reconnect grace from the
-                // load; one saved while its consumer was connected is retained for the retention from the load.
+                // load; one saved while its consumer was connected is retained for the retention from the load, also
+                // at least the grace (a retention shorter than the grace, 0 included).
                 id.leftAtNanos = Math.max(id.leftAtNanos, world.nowNanos);
                 long untilMs = positions.retainedUntilMillis(id.name);
-                id.expiresAtNanos = world.nowNanos + (untilMs == 0 ? retentionNanos
-                        : Math.max(GRACE_SECONDS * 1_000_000_000L, (untilMs - world.wallMillis()) * 1_000_000L));
+                long grace = GRACE_SECONDS * 1_000_000_000L;
+                id.expiresAtNanos = world.nowNanos + Math.max(grace, untilMs == 0 ? retentionNanos
+                        : (untilMs - world.wallMillis()) * 1_000_000L);
             }
         }
     }
