@@ -194,13 +194,7 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
     @Test(groups = "integration", timeOut = 120_000)
     public void anAdminCallServesTheSubscriptionOnlyWhenStockAllowsIt() throws Exception {
         String topic = topicIn(newNamespace("admin-call"));
-        createWithOneMessage(topic);
-        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
-            car.acknowledge(car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS));
-        }
-        admin().topics().unload(topic);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+        carAcknowledgedFirstAndTheTopicIsUnloaded(topic);
 
         try (PulsarAdmin stranger = PulsarAdmin.builder().serviceHttpUrl(cluster.webServiceUrl())
                 .authentication(AuthenticationFactory.token(token("stranger"))).build()) {
@@ -211,10 +205,7 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
                 "the refused call loaded the topic");
 
         admin().topics().resetCursor(topic, "fleet", MessageId.earliest);
-        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
-            Message<String> again = car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            assertEquals(again == null ? null : again.getValue(), "first", "the reset's replay");
-        }
+        assertCarGetsFirstAgain(topic);
     }
 
     /**
@@ -230,13 +221,7 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
         grant(namespace, "reader", AuthAction.consume);
         grant(namespace, PROXY, AuthAction.consume);
         String topic = topicIn(namespace);
-        createWithOneMessage(topic);
-        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
-            car.acknowledge(car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS));
-        }
-        admin().topics().unload(topic);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+        carAcknowledgedFirstAndTheTopicIsUnloaded(topic);
         String reset = cluster.webServiceUrl() + "/admin/v2/" + topic.replace("://", "/")
                 + "/subscription/fleet/resetcursor/0";
         String[][] refused = {{null, null}, {"", null}, {PROXY, "stranger"}, {PROXY, null}, {"stranger", null}};
@@ -251,10 +236,7 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
         }
         ListingHttp.Answer allowed = ListingHttp.send("POST", reset, token(PROXY), "reader");
         assertEquals(allowed.status, 204, "the proxy for reader: " + allowed);
-        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
-            Message<String> again = car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-            assertEquals(again == null ? null : again.getValue(), "first", "the reset's replay");
-        }
+        assertCarGetsFirstAgain(topic);
     }
 
     // ----- an existing subscription, and stock's limits on subscribing -----
@@ -326,6 +308,25 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
     }
 
     // ----- helpers -----
+
+    /** "first" in {@code topic}, which consumer "car" of broadcast subscription "fleet" acknowledged; then unloaded. */
+    private void carAcknowledgedFirstAndTheTopicIsUnloaded(String topic) throws Exception {
+        createWithOneMessage(topic);
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            car.acknowledge(car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+        }
+        admin().topics().unload(topic);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+    }
+
+    /** Consumer "car" comes back and gets "first" again: a reset to the start reached its saved position. */
+    private void assertCarGetsFirstAgain(String topic) throws Exception {
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            Message<String> again = car.receive(OPERATION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            assertEquals(again == null ? null : again.getValue(), "first", "the reset's replay");
+        }
+    }
 
     private PulsarAdmin admin() {
         return cluster.admin();
