@@ -1,18 +1,17 @@
 package io.github.pulsarbroadcast.it;
 
-import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
-import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.pulsar.client.api.Consumer;
 import org.apache.pulsar.client.api.Schema;
-import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.policies.data.AuthAction;
 import org.apache.pulsar.common.policies.data.TenantInfo;
 import org.testng.annotations.Test;
@@ -29,14 +28,11 @@ import org.testng.annotations.Test;
 public class BroadcastListingSecurityTest extends TokenAuthTestBase {
 
     private static final String TOKEN_VARIABLE = "PULSAR_BROADCAST_AUTH_TOKEN";
+
     @Test(groups = "integration", timeOut = 120_000)
     public void onlyRolesThatMaySeeTheTopicsStatsGetTheListing() throws Exception {
-        String namespace = "public/listing-" + UUID.randomUUID().toString().substring(0, 8);
-        cluster.admin().namespaces().createNamespace(namespace, Set.of(cluster.clusterName()));
-        cluster.admin().namespaces().grantPermissionOnNamespace(namespace, "reader", Set.of(AuthAction.consume));
-        await().atMost(Duration.ofSeconds(20)).until(() -> cluster.broker().getPulsarResources()
-                .getNamespaceResources().getPolicies(NamespaceName.get(namespace))
-                .map(p -> p.auth_policies.getNamespaceAuthentication().containsKey("reader")).orElse(false));
+        String namespace = newNamespace("listing");
+        grant(namespace, "reader", AuthAction.consume);
         String topic = "persistent://" + namespace + "/t";
         try (Consumer<String> c = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic)
                 .subscriptionName("fleet").consumerName("vehicle-1").subscribe()) {
@@ -63,13 +59,13 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
             ConsumersCli withToken = ConsumersCli.run(cli, "--auth-token", token("reader"));
             assertEquals(withToken.exit, 0, withToken.err);
             assertTrue(withToken.out.contains("vehicle-1"), withToken.out);
-            java.nio.file.Path tokenFile = java.nio.file.Files.createTempFile("reader", ".token");
+            Path tokenFile = Files.createTempFile("reader", ".token");
             try {
-                java.nio.file.Files.writeString(tokenFile, token("reader") + "\n");
+                Files.writeString(tokenFile, token("reader") + "\n");
                 ConsumersCli fromFile = ConsumersCli.run(cli, "--auth-token-file", tokenFile.toString());
                 assertEquals(fromFile.exit, 0, fromFile.err);
             } finally {
-                java.nio.file.Files.delete(tokenFile);
+                Files.delete(tokenFile);
             }
             ConsumersCli fromEnvironment = ConsumersCli.run(Map.of(TOKEN_VARIABLE, token("reader")), cli);
             assertEquals(fromEnvironment.exit, 0, "operations.md: " + TOKEN_VARIABLE + "; " + fromEnvironment.err);
@@ -89,9 +85,9 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
 
     /**
      * Each caller is allowed the listing exactly when stock's topic stats allow it (both asked with the same token and
- * header; a refusal is stock's 401 and the listing's 403):
-     * produce permission and the tenant's admins may see; a proxy role may act for a client that may see, not for one
-     * that may not, and not without naming one; a role that is not a proxy gains nothing by naming another role.
+     * header; a refusal is stock's 401 and the listing's 403): produce permission and the tenant's admins may see; a
+     * proxy role may act for a client that may see, not for one that may not, and not without naming one; a role that
+     * is not a proxy gains nothing by naming another role.
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void everyRoleGetsWhatStockTopicStatsGiveIt() throws Exception {
