@@ -60,6 +60,9 @@ final class ModelLedger implements SubscriptionStorage {
     int tailReadsThatThrow;
     /** Positions that exist but that storage can never return (their bookies' data is gone). */
     final Set<PositionImpl> unreadable = new HashSet<>();
+    /** While set, replay answers wait in {@link #heldReplays} until {@link #releaseHeldReplays} (a slow read). */
+    boolean holdReplays;
+    private final ArrayDeque<Runnable> heldReplays = new ArrayDeque<>();
 
     ModelLedger(long firstLedger, int rollEvery) {
         this.rollEvery = rollEvery;
@@ -100,6 +103,13 @@ final class ModelLedger implements SubscriptionStorage {
 
     boolean hasCompletions() {
         return !completions.isEmpty();
+    }
+
+    /** Stops holding replay answers and queues the held ones, in order, after the answers already queued. */
+    void releaseHeldReplays() {
+        holdReplays = false;
+        completions.addAll(heldReplays);
+        heldReplays.clear();
     }
 
     /** Stock {@code removeWaitingCursor}: the read stays armed in the cursor but nothing wakes it. */
@@ -359,9 +369,9 @@ final class ModelLedger implements SubscriptionStorage {
             ManagedLedgerException e = missing
                     ? new ManagedLedgerException.NonRecoverableLedgerException("Error while reading ledger")
                     : new ManagedLedgerException("injected");
-            completions.add(() -> callback.readEntriesFailed(e, null));
+            (holdReplays ? heldReplays : completions).add(() -> callback.readEntriesFailed(e, null));
         } else {
-            completions.add(() -> callback.readEntriesComplete(entries(toRead), null));
+            (holdReplays ? heldReplays : completions).add(() -> callback.readEntriesComplete(entries(toRead), null));
         }
         return skipped;
     }
