@@ -28,7 +28,7 @@ public abstract class BrokerTestBase {
     }
 
     /** Set by surefire; the fallback serves runs from an IDE in the module directory. */
-    private static final Path INTERCEPTORS =
+    protected static final Path INTERCEPTORS =
             Path.of(System.getProperty("pulsar.broadcast.interceptors", "target/interceptors"));
 
     protected EmbeddedPulsar cluster;
