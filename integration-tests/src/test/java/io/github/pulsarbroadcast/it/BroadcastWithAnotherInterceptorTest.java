@@ -100,9 +100,10 @@ public class BroadcastWithAnotherInterceptorTest extends BroadcastTestBase {
             Path dir = Files.createTempDirectory("two-interceptors");
             Files.copy(INTERCEPTORS.resolve("broadcast-subscription.nar"), dir.resolve("broadcast-subscription.nar"));
             String classFile = CountingInterceptor.class.getName().replace('.', '/') + ".class";
+            ClassLoader loader = CountingInterceptor.class.getClassLoader();
             try (OutputStream out = Files.newOutputStream(dir.resolve(CountingInterceptor.NAME + ".nar"));
                     ZipOutputStream zip = new ZipOutputStream(out);
-                    InputStream classBytes = CountingInterceptor.class.getClassLoader().getResourceAsStream(classFile)) {
+                    InputStream classBytes = loader.getResourceAsStream(classFile)) {
                 // Stock's unpacker creates no parent directories: each gets an entry of its own, as in a jar.
                 for (String d : List.of("META-INF/", "META-INF/services/")) {
                     zip.putNextEntry(new ZipEntry(d));
