@@ -8,11 +8,6 @@ import static org.testng.Assert.expectThrows;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
-import io.netty.buffer.ByteBuf;
-import java.io.InputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -41,23 +36,11 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
     public void aSubscribeBeforeConnectCreatesNothingAndClosesTheConnection() throws Exception {
         String topic = newTopic("before-connect");
         cluster.admin().topics().createNonPartitionedTopic(topic);
-        URI url = URI.create(cluster.serviceUrl());
-        ByteBuf frame = Commands.newSubscribe(topic, "fleet", 1, 1, SubType.Failover, 0, "intruder", true, null,
-                Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST), false, false, InitialPosition.Earliest, 0, null,
-                true, null, Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST), 0);
-        byte[] bytes = new byte[frame.readableBytes()];
-        try {
-            frame.readBytes(bytes);
-        } finally {
-            frame.release();
-        }
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(url.getHost(), url.getPort()), 10_000);
-            socket.getOutputStream().write(bytes);
-            socket.getOutputStream().flush();
-            socket.setSoTimeout(30_000);
-            InputStream in = socket.getInputStream();
-            assertEquals(in.read(), -1, "the broker closes the connection without an answer");
+        try (RawProtocolConnection c = RawProtocolConnection.open(cluster.serviceUrl())) {
+            c.send(Commands.newSubscribe(topic, "fleet", 1, 1, SubType.Failover, 0, "intruder", true, null,
+                    Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST), false, false, InitialPosition.Earliest, 0,
+                    null, true, null, Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST), 0));
+            assertTrue(c.closedWithoutAnswer(), "the broker closes the connection without an answer");
         }
         assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
     }

@@ -79,6 +79,11 @@ final class RawProtocolConnection implements AutoCloseable {
         }
     }
 
+    /** True when the broker closes the connection before it sends another byte; false when it sends one. */
+    boolean closedWithoutAnswer() throws IOException {
+        return in.read() == -1;
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();
