@@ -76,7 +76,7 @@ public class BroadcastListingSecurityTest extends TokenAuthTestBase {
             assertEquals(without.exit, 1, without.out);
             assertTrue(without.err.contains("HTTP 401"), without.err);
 
-            // Parameters are checked before authorization: a 400 depends on the query string alone.
+            // Query parameters are checked before authorization: such a 400 is the same for every caller.
             ListingHttp.Answer badButForbidden = ListingHttp.get(
                     ListingHttp.url(cluster.webServiceUrl(), topic, "fleet", "limit=0"), token("stranger"));
             assertEquals(badButForbidden.status, 400, "parameters are checked first: " + badButForbidden);
