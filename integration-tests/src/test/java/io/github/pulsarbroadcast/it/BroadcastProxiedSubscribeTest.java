@@ -42,8 +42,7 @@ public class BroadcastProxiedSubscribeTest extends TokenAuthTestBase {
         closeAfterTest(Broadcast.configure(client.newConsumer(Schema.STRING)).topic(served)
                 .subscriptionName("fleet").consumerName("first").subscribe());
         closeAfterTest(client.newConsumer(Schema.STRING).topic(served).subscriptionName("stock")
-                .subscriptionType(SubscriptionType.Failover).consumerName("first")
-                .subscribe());
+                .subscriptionType(SubscriptionType.Failover).consumerName("first").subscribe());
         String[][] cases = { // authenticated role, original principal, allowed
             {PROXY, CAR, "yes"}, {PROXY, STRANGER, "no"}, {CAR, STRANGER, "no"}, {STRANGER, CAR, "no"},
         };

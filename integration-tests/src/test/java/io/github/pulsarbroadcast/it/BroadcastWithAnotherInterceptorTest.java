@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
 
 import io.github.pulsarbroadcast.standalone.EmbeddedPulsar;
+import io.github.pulsarbroadcast.standalone.FileTrees;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,10 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
@@ -54,13 +53,9 @@ public class BroadcastWithAnotherInterceptorTest extends BroadcastTestBase {
     }
 
     @AfterClass(alwaysRun = true)
-    public void deleteInterceptors() throws IOException {
+    public void deleteInterceptors() {
         if (interceptors != null) {
-            try (Stream<Path> files = Files.walk(interceptors)) {
-                for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                    Files.deleteIfExists(p);
-                }
-            }
+            FileTrees.deleteQuietly(interceptors);
         }
     }
 

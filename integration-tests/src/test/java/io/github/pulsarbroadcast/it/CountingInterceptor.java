@@ -1,9 +1,9 @@
 package io.github.pulsarbroadcast.it;
 
+import io.netty.buffer.ByteBuf;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
-import javax.servlet.FilterChain;
 import javax.servlet.ServletRequest;
 import javax.servlet.ServletResponse;
 import org.apache.pulsar.broker.PulsarService;
@@ -58,7 +58,7 @@ public class CountingInterceptor implements BrokerInterceptor {
 
     @Override
     public void messageDispatched(ServerCnx cnx, Consumer consumer, long ledgerId, long entryId,
-            io.netty.buffer.ByteBuf headersAndPayload) {
+            ByteBuf headersAndPayload) {
         add(DISPATCHED, consumer);
     }
 
@@ -81,12 +81,6 @@ public class CountingInterceptor implements BrokerInterceptor {
 
     @Override
     public void onWebserviceResponse(ServletRequest request, ServletResponse response) {
-    }
-
-    @Override
-    public void onFilter(ServletRequest request, ServletResponse response, FilterChain chain) throws
-            java.io.IOException, javax.servlet.ServletException {
-        chain.doFilter(request, response);
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.testng.Assert.assertNotNull;
 import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
 
+import io.github.pulsarbroadcast.standalone.FileTrees;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -205,9 +206,7 @@ public class StandaloneCommandTest {
             Files.write(Path.of("target", "standalone-command-output.txt"), output);
         }
         if (dataDir != null) {
-            try (var paths = Files.walk(dataDir)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            FileTrees.deleteQuietly(dataDir);
         }
     }
 }

@@ -7,17 +7,17 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /**
- * Deletes directory trees that the embedded cluster created.
+ * Deletes directory trees that the embedded cluster (or a test beside it) created.
  *
  * <p>Threading: stateless; any thread.
  */
-final class FileTrees {
+public final class FileTrees {
 
     private FileTrees() {
     }
 
     /** Deletes {@code root} and everything below it; files that cannot be deleted are left in place. */
-    static void deleteQuietly(Path root) {
+    public static void deleteQuietly(Path root) {
         if (!Files.exists(root)) {
             return;
         }

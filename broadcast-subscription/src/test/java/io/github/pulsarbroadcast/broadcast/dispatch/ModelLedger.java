@@ -369,11 +369,15 @@ final class ModelLedger implements SubscriptionStorage {
             ManagedLedgerException e = missing
                     ? new ManagedLedgerException.NonRecoverableLedgerException("Error while reading ledger")
                     : new ManagedLedgerException("injected");
-            (holdReplays ? heldReplays : completions).add(() -> callback.readEntriesFailed(e, null));
+            answerReplay(() -> callback.readEntriesFailed(e, null));
         } else {
-            (holdReplays ? heldReplays : completions).add(() -> callback.readEntriesComplete(entries(toRead), null));
+            answerReplay(() -> callback.readEntriesComplete(entries(toRead), null));
         }
         return skipped;
+    }
+
+    private void answerReplay(Runnable answer) {
+        (holdReplays ? heldReplays : completions).add(answer);
     }
 
     private List<Entry> entries(List<PositionImpl> positions) {
