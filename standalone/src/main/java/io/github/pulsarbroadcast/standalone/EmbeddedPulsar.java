@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.apache.bookkeeper.proto.BookieServer;
 import org.apache.commons.lang3.StringUtils;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.ServiceConfiguration;
@@ -223,6 +224,11 @@ public final class EmbeddedPulsar implements AutoCloseable {
 
     public int zookeeperPort() {
         return storage.getZookeeperPort();
+    }
+
+    /** The bookies, for tests that act on storage itself (a ledger whose data a bookie lost). */
+    public BookieServer[] bookies() {
+        return storage.getBookies();
     }
 
     /** Stops everything that was started, in reverse order; safe after a failed or partial {@link #start}. */

@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
+import org.apache.bookkeeper.mledger.ManagedLedgerException.LedgerNotExistException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.NonRecoverableLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
@@ -18,10 +19,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Consumers behind the window, by the position they wait at, and the one catch-up read that serves them: it starts
  * at the lowest waiting position, is sized to what the consumers there can take, and serves every catching-up
- * consumer whose position falls inside it, so consumers at the same position share one read. Reads go through the
- * broker's entry cache. A failed read is retried with back-off (100 ms doubling to one minute); one that storage can
- * never serve ({@code NonRecoverableLedgerException}) is skipped, with an error log, when the broker sets
- * {@code autoSkipNonRecoverableData}, as stock dispatchers do.
+ * consumer whose position falls inside it, so consumers at the same position share one read. A read stays in one
+ * ledger. Reads go through the broker's entry cache. A failed read is retried with back-off (100 ms doubling to one
+ * minute); one that storage can never serve ({@code NonRecoverableLedgerException}) is skipped, with an error log,
+ * when the broker sets {@code autoSkipNonRecoverableData}, as stock dispatchers do: the read's own range, or the rest
+ * of a ledger that does not exist any more.
  *
  * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
  * on storage threads and only post back.
@@ -92,9 +94,11 @@ final class CatchUpReads extends StorageReads {
             wanted = Math.max(wanted, bc.cursor.permits());
         }
         int count = Math.min(fanOut.config.maxReadBatchSize(), wanted);
+        // One ledger per read: a ledger that storage lost then fails only reads of its own entries, so a skip
+        // (autoSkipNonRecoverableData) never takes readable entries of the ledger before or after it along.
         TreeSet<PositionImpl> positions = new TreeSet<>();
-        for (PositionImpl p = first; positions.size() < count && p.compareTo(limit) < 0;
-             p = fanOut.storage.next(p)) {
+        for (PositionImpl p = first; positions.size() < count && p.compareTo(limit) < 0
+                && p.getLedgerId() == first.getLedgerId(); p = fanOut.storage.next(p)) {
             positions.add(p);
         }
         if (positions.isEmpty()) {
@@ -192,13 +196,27 @@ final class CatchUpReads extends StorageReads {
         retryLater("Catch-up", e);
     }
 
-    /** Moves the consumers of the failed range past it: storage can never return those entries. */
+    /**
+     * Moves the consumers of the failed range past it: storage can never return those entries. A ledger that does
+     * not exist any more is skipped to its end at once, as a stock cursor's read skips it; other unreadable entries
+     * (a bookie's "no such entry") cost the read's own range only.
+     */
     private void skipUnreadable(ManagedLedgerException e) {
-        PositionImpl after = fanOut.storage.next(requestedUpTo);
+        PositionImpl upTo = requestedUpTo;
+        long count = requestedCount;
+        if (e instanceof LedgerNotExistException) {
+            PositionImpl frontier = fanOut.tailFrontier();
+            for (PositionImpl p = fanOut.storage.next(upTo); p.getLedgerId() == upTo.getLedgerId()
+                    && p.compareTo(upTo) > 0 && p.compareTo(frontier) < 0; p = fanOut.storage.next(p)) {
+                upTo = p;
+                count++;
+            }
+        }
+        PositionImpl after = fanOut.storage.next(upTo);
         log.error("{} Entries {} to {} can never be read ({}); skipping them (autoSkipNonRecoverableData=true)",
-                fanOut.name, requestedFrom, requestedUpTo, e.getMessage());
-        fanOut.owner.counters().entriesSkippedUnreadable += requestedCount;
-        List<BroadcastConsumer> stuck = takeRange(requestedFrom, requestedUpTo);
+                fanOut.name, requestedFrom, upTo, e.getMessage());
+        fanOut.owner.counters().entriesSkippedUnreadable += count;
+        List<BroadcastConsumer> stuck = takeRange(requestedFrom, upTo);
         for (BroadcastConsumer bc : stuck) {
             bc.cursor.advanceNextTo(after);
         }

@@ -128,7 +128,12 @@ final class ModelHarness implements DispatchLoop {
 
     /** An engine over {@code ledger} (window of 10, reads of 5, 60 s grace), driven by this world. */
     SubscriptionEngine newEngine(String topic, ModelLedger ledger) {
-        return new SubscriptionEngine(topic, "fleet", -1, ledger, config(10, 5, 60, 1000, 1000),
+        return newEngine(topic, ledger, config(10, 5, 60, 1000, 1000));
+    }
+
+    /** An engine over {@code ledger} with {@code config}, driven by this world. */
+    SubscriptionEngine newEngine(String topic, ModelLedger ledger, BroadcastConfig config) {
+        return new SubscriptionEngine(topic, "fleet", -1, ledger, config,
                 io.github.pulsarbroadcast.broadcast.WindowBudget.unlimited(), this, () -> nowNanos,
                 new SubscriptionStart(new ModelPositionStore(), null, false));
     }

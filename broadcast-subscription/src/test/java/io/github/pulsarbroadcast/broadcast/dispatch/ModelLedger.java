@@ -60,6 +60,10 @@ final class ModelLedger implements SubscriptionStorage {
     int tailReadsThatThrow;
     /** Positions that exist but that storage can never return (their bookies' data is gone). */
     final Set<PositionImpl> unreadable = new HashSet<>();
+    /** Ledgers whose reads fail as a ledger that does not exist any more (its metadata is gone too). */
+    final Set<Long> lostLedgers = new HashSet<>();
+    /** Replays answered with a failure. */
+    int failedReplays;
     /** While set, replay answers wait in {@link #heldReplays} until {@link #releaseHeldReplays} (a slow read). */
     boolean holdReplays;
     private final ArrayDeque<Runnable> heldReplays = new ArrayDeque<>();
@@ -359,15 +363,16 @@ final class ModelLedger implements SubscriptionStorage {
         if (toRead.isEmpty()) {
             return skipped;
         }
+        boolean lost = false;
         for (PositionImpl p : toRead) {
             missing |= unreadable.contains(p);
+            lost |= lostLedgers.contains(p.getLedgerId());
         }
-        if (missing || failNextReads > 0) {
-            if (!missing) {
-                failNextReads--;
-            }
-            ManagedLedgerException e = missing
-                    ? new ManagedLedgerException.NonRecoverableLedgerException("Error while reading ledger")
+        if (missing || lost || failNextReads > 0) {
+            failNextReads -= missing || lost ? 0 : 1;
+            failedReplays++;
+            ManagedLedgerException e = lost ? new ManagedLedgerException.LedgerNotExistException("No such ledger")
+                    : missing ? new ManagedLedgerException.NonRecoverableLedgerException("Error while reading ledger")
                     : new ManagedLedgerException("injected");
             answerReplay(() -> callback.readEntriesFailed(e, null));
         } else {

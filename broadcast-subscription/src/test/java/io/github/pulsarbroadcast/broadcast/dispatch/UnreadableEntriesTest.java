@@ -48,6 +48,42 @@ public class UnreadableEntriesTest {
         assertEquals(engine.counters().entriesSkippedUnreadable(), 5, "entries skipped");
     }
 
+    /**
+     * Reads of 3 over ledgers of 5: a read never spans two ledgers, so the lost ledger's failed reads skip only its
+     * own entries. Regression (thirty-eighth session, found while writing {@code BroadcastLostLedgerSkipTest}): a
+     * read of (3,3), (3,4) and (4,0) failed as a whole and its skip took the readable (3,3) and (3,4) along.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void autoSkipTakesNoReadableEntryOfAnotherLedgerAlong() throws Exception {
+        engine = world.newEngine("persistent://t/ns/unreadable-3", ledger, ModelHarness.config(10, 3, 60, 1000, 1000));
+        ledger.skipNonRecoverable = true;
+        BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
+        engine.flow(late, 1000);
+        settle();
+        List<PositionImpl> expected = all();
+        expected.removeIf(p -> p.getLedgerId() == 4);
+        assertEquals(received, expected, "everything but ledger 4, in order");
+        assertEquals(engine.counters().entriesSkippedUnreadable(), 5, "entries skipped");
+        assertEquals(ledger.failedReplays, 2, "(4,0)..(4,2), then (4,3)..(4,4)");
+    }
+
+    /** A ledger that does not exist any more is skipped to its end by its first failed read, as a stock cursor does. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aLedgerThatDoesNotExistIsSkippedWholeByOneRead() throws Exception {
+        engine = world.newEngine("persistent://t/ns/unreadable-3", ledger, ModelHarness.config(10, 3, 60, 1000, 1000));
+        ledger.skipNonRecoverable = true;
+        BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
+        ledger.unreadable.clear();
+        ledger.lostLedgers.add(4L);
+        engine.flow(late, 1000);
+        settle();
+        List<PositionImpl> expected = all();
+        expected.removeIf(p -> p.getLedgerId() == 4);
+        assertEquals(received, expected, "everything but ledger 4, in order");
+        assertEquals(engine.counters().entriesSkippedUnreadable(), 5, "entries skipped");
+        assertEquals(ledger.failedReplays, 1, "one read of ledger 4");
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void withoutAutoSkipTheConsumerWaitsAndLosesNothing() throws Exception {
         BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();

@@ -1,0 +1,37 @@
+package io.github.pulsarbroadcast.it;
+
+import static org.testng.Assert.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.pulsar.broker.ServiceConfiguration;
+import org.apache.pulsar.client.api.Consumer;
+import org.testng.annotations.Test;
+
+/**
+ * With the broker's {@code autoSkipNonRecoverableData=true}, a broadcast consumer catching up through a lost ledger is
+ * moved past that ledger and only that ledger: every readable message before and after it arrives, in order, and the
+ * skip is counted ({@link LostLedgerScenario}). This is the broker key's wiring into the plugin (read from the
+ * broker's configuration when a subscription is made); the unit tests set it on a model.
+ *
+ * <p>Threading: TestNG's test thread only.
+ */
+public class BroadcastLostLedgerSkipTest extends LostLedgerScenario {
+
+    @Override
+    protected void configureBroker(ServiceConfiguration conf) {
+        super.configureBroker(conf);
+        conf.setAutoSkipNonRecoverableData(true);
+    }
+
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aConsumerCatchingUpIsMovedPastTheLostLedgerOnly() throws Exception {
+        String topic = newTopic("lost-ledger-skip");
+        Lost lost = loseTheSecondLedger(topic);
+        Consumer<String> late = closeAfterTest(broadcastConsumer(topic, SUBSCRIPTION, "late"));
+        List<String> expected = new ArrayList<>(lost.sent);
+        expected.removeAll(lost.inLostLedger);
+        assertEquals(BroadcastReconnectTest.drain(late), expected, "everything but the lost ledger, in order");
+        assertEquals(metric(topic, "pulsar_broadcast_entries_skipped_unreadable_total"), 5.0, "entries skipped");
+    }
+}
