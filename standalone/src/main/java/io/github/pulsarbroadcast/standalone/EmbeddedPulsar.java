@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -48,6 +50,8 @@ public final class EmbeddedPulsar implements AutoCloseable {
     /** Guarded by the single owning thread, like every field below. */
     private LocalBookkeeperEnsemble storage;
     private final List<PulsarService> brokers = new ArrayList<>();
+    /** Brokers stopped by {@link #crashBroker}: their close is not waited for long. */
+    private final Set<PulsarService> crashed = Collections.newSetFromMap(new IdentityHashMap<>());
     private PulsarAdmin admin;
     private Path workDir;
     private boolean ownsWorkDir;
@@ -186,6 +190,7 @@ public final class EmbeddedPulsar implements AutoCloseable {
         PulsarService broker = brokers.get(index);
         broker.getBrokerService().executor().shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS);
         broker.closeMetadataServiceSession();
+        crashed.add(broker);
         log.info("Broker {} crashed on purpose", index);
     }
 
@@ -239,9 +244,11 @@ public final class EmbeddedPulsar implements AutoCloseable {
             admin = null;
         }
         for (int i = brokers.size() - 1; i >= 0; i--) {
-            closeBounded(brokers.get(i), i);
+            PulsarService broker = brokers.get(i);
+            closeBounded(broker, i, crashed.contains(broker) ? 5 : 60);
         }
         brokers.clear();
+        crashed.clear();
         if (storage != null) {
             try {
                 storage.stop();
@@ -257,11 +264,11 @@ public final class EmbeddedPulsar implements AutoCloseable {
     }
 
     /**
-     * Closes a broker on a daemon thread and waits at most a minute: PulsarService.closeAsync() unloads its topics
-     * synchronously before it returns, and a broker crashed on purpose ({@link #crashBroker}) blocks there forever.
-     * An abandoned close leaves only daemon threads behind.
+     * Closes a broker on a daemon thread and waits at most {@code seconds}: PulsarService.closeAsync() unloads its
+     * topics synchronously before it returns, and a broker crashed on purpose ({@link #crashBroker}) blocks there
+     * forever (so it gets 5 s, the others a minute). An abandoned close leaves only daemon threads behind.
      */
-    private static void closeBounded(PulsarService broker, int index) {
+    private static void closeBounded(PulsarService broker, int index, int seconds) {
         Thread closer = new Thread(() -> {
             try {
                 broker.close();
@@ -272,7 +279,7 @@ public final class EmbeddedPulsar implements AutoCloseable {
         closer.setDaemon(true);
         closer.start();
         try {
-            closer.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(60));
+            closer.join(java.util.concurrent.TimeUnit.SECONDS.toMillis(seconds));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -281,7 +288,7 @@ public final class EmbeddedPulsar implements AutoCloseable {
             for (StackTraceElement frame : closer.getStackTrace()) {
                 where.append("\n\tat ").append(frame);
             }
-            log.warn("Broker {} did not close within a minute; abandoning it. Its close is at:{}", index, where);
+            log.warn("Broker {} did not close within {} s; abandoning it. Its close is at:{}", index, seconds, where);
         }
     }
 
