@@ -209,6 +209,42 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
         }
     }
 
+    /**
+     * operations.md, the listing's fields: a consumer that disconnected is counted in {@code retained} (its position
+     * is kept for a reconnect) and not listed; once it is back it is listed again and no longer retained.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aDisconnectedConsumerIsRetainedNotListed() throws Exception {
+        String small = newTopic("listing-retained");
+        try (Consumer<String> stays = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(small)
+                .subscriptionName("fleet").consumerName("stays").subscribe()) {
+            Broadcast.configure(client.newConsumer(Schema.STRING)).topic(small).subscriptionName("fleet")
+                    .consumerName("leaves").subscribe().close();
+            await().atMost(Duration.ofSeconds(30)).until(() -> listing(small).get("retained").asInt() == 1);
+            JsonNode page = listing(small);
+            assertEquals(names(page), List.of("stays"), page.toString());
+            assertEquals(page.get("total").asInt(), 1, page.toString());
+            assertEquals(page.get("connected").asInt(), 1, page.toString());
+            try (Consumer<String> back = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(small)
+                    .subscriptionName("fleet").consumerName("leaves").subscribe()) {
+                page = listing(small);
+                assertEquals(page.get("retained").asInt(), 0, page.toString());
+                assertEquals(names(page), List.of("leaves", "stays"), page.toString());
+            }
+        }
+    }
+
+    /** The first page of {@code topic}'s "fleet" by name, following a redirect to the owner. */
+    private JsonNode listing(String topic) throws Exception {
+        ListingHttp.Answer answer = ListingHttp.get(ListingHttp.url(cluster.webServiceUrl(), topic, "fleet",
+                "sort=name"), null);
+        if (answer.status == 307) {
+            answer = ListingHttp.get(answer.location, null);
+        }
+        assertEquals(answer.status, 200, answer.toString());
+        return answer.body;
+    }
+
     /** A broker that does not own the topic redirects (307) to the owner, as the stock admin API does. */
     @Test(groups = "integration", timeOut = 120_000)
     public void anotherBrokerRedirectsToTheOwner() throws Exception {
