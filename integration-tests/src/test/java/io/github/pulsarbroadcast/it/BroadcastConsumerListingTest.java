@@ -234,9 +234,27 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
         }
     }
 
-    /** The first page of {@code topic}'s "fleet" by name, following a redirect to the owner. */
+    /** operations.md: names are URL-encoded as in the stock admin API; a subscription {@code a/b} is {@code a%2Fb}. */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aSubscriptionNameWithASlashIsListedByItsEncodedName() throws Exception {
+        String slashed = newTopic("listing-slash");
+        try (Consumer<String> car = Broadcast.configure(client.newConsumer(Schema.STRING)).topic(slashed)
+                .subscriptionName("a/b").consumerName("car").subscribe()) {
+            String url = ListingHttp.url(cluster.webServiceUrl(), slashed, "a/b", "sort=name");
+            assertTrue(url.contains("/subscription/a%2Fb/consumers"), url);
+            JsonNode page = listing(slashed, "a/b");
+            assertEquals(page.get("subscription").asText(), "a/b", page.toString());
+            assertEquals(names(page), List.of("car"), page.toString());
+        }
+    }
+
     private JsonNode listing(String topic) throws Exception {
-        ListingHttp.Answer answer = ListingHttp.get(ListingHttp.url(cluster.webServiceUrl(), topic, "fleet",
+        return listing(topic, "fleet");
+    }
+
+    /** The first page of {@code topic}'s {@code subscription} by name, following a redirect to the owner. */
+    private JsonNode listing(String topic, String subscription) throws Exception {
+        ListingHttp.Answer answer = ListingHttp.get(ListingHttp.url(cluster.webServiceUrl(), topic, subscription,
                 "sort=name"), null);
         if (answer.status == 307) {
             answer = ListingHttp.get(answer.location, null);
