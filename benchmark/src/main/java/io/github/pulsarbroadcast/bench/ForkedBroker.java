@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench;
 
+import io.github.pulsarbroadcast.standalone.FileTrees;
 import io.github.pulsarbroadcast.standalone.Main;
 import java.io.BufferedReader;
 import java.io.File;
@@ -11,11 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * The embedded standalone cluster (ZooKeeper, a bookie and a broker, the {@code standalone} module's main) in a JVM
@@ -247,19 +246,11 @@ final class ForkedBroker implements Broker {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
-        deleteTree(dataDir);
+        FileTrees.deleteQuietly(dataDir);
         try {
             Runtime.getRuntime().removeShutdownHook(reaper);
         } catch (IllegalStateException e) {
             // the JVM is shutting down already; the hook does the same
-        }
-    }
-
-    private static void deleteTree(Path root) {
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // best effort: a temporary directory
         }
     }
 }

@@ -6,14 +6,13 @@ import static org.testng.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.pulsarbroadcast.standalone.FileTrees;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * The checks both smoke tests make on a finished benchmark's results folder, whichever client ran the consumers: the
@@ -196,11 +195,9 @@ final class ReportChecks {
                 what + " percentiles out of order: " + p);
     }
 
-    static void deleteTree(Path dir) throws IOException {
-        if (dir != null && Files.exists(dir)) {
-            try (Stream<Path> paths = Files.walk(dir)) {
-                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+    static void deleteTree(Path dir) {
+        if (dir != null) {
+            FileTrees.deleteQuietly(dir);
         }
     }
 }

@@ -7,6 +7,7 @@ import static org.testng.Assert.assertNotNull;
 import static org.testng.Assert.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.github.pulsarbroadcast.standalone.FileTrees;
 import java.awt.image.BufferedImage;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -53,9 +54,7 @@ public class MetricsSamplerTest {
     @AfterMethod(alwaysRun = true)
     public void stop() throws Exception {
         server.stop(0);
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        FileTrees.deleteQuietly(dir);
     }
 
     @Test(timeOut = 60_000)
