@@ -33,4 +33,23 @@ public class BroadcastLostLedgerWaitsTest extends LostLedgerScenario {
         assertEquals(receive(lost.live, 3), more, "the tail goes on");
         assertNull(late.receive(1, TimeUnit.SECONDS), "still nothing past the lost ledger");
     }
+
+    /**
+     * Loaded again, the subscription's tail read starts at the slowest position, "late"'s (kept while it is away),
+     * and meets the lost ledger: it steps over it, so "live" goes on receiving; "late", back, still waits for the
+     * lost ledger. Regression (thirty-eighth session): the tail read was retried for ever and no consumer of the
+     * subscription received anything more ("live got 0 of 3").
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aLostLedgerBehindTheSlowestConsumerDoesNotHoldTheOthersAfterALoad() throws Exception {
+        String topic = newTopic("lost-ledger-load");
+        Lost lost = loseTheSecondLedger(topic);
+        cluster.admin().topics().unload(topic);
+        List<String> more = publish(lost.producer, "n", 3);
+        assertEquals(receive(lost.live, 3), more, "live");
+        Consumer<String> late = closeAfterTest(broadcastConsumer(topic, SUBSCRIPTION, "late"));
+        assertEquals(receive(late, 5), lost.sent.subList(0, 5), "the first ledger");
+        assertNull(late.receive(2, TimeUnit.SECONDS), "nothing past the lost ledger");
+        assertEquals(metric(topic, "pulsar_broadcast_entries_skipped_unreadable_total"), 0.0, "entries skipped");
+    }
 }

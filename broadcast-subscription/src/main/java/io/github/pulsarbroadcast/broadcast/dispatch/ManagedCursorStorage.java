@@ -92,6 +92,17 @@ final class ManagedCursorStorage implements SubscriptionStorage {
     }
 
     @Override
+    public PositionImpl firstOfNextLedger(long ledgerId) {
+        Long next = ledger.getLedgersInfo().ceilingKey(ledgerId + 1);
+        return next == null ? null : PositionImpl.get(next, 0);
+    }
+
+    @Override
+    public void seekTail(PositionImpl position) {
+        cursor.seek(position);
+    }
+
+    @Override
     public boolean cancelTailRead() {
         return cursor.cancelPendingReadRequest();
     }

@@ -51,6 +51,12 @@ public interface SubscriptionStorage {
      */
     void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback, Object ctx);
 
+    /** The first position of the first ledger after ledger {@code ledgerId}; null when there is none. */
+    PositionImpl firstOfNextLedger(long ledgerId);
+
+    /** Moves the read position to {@code position}: the next tail read starts there. No tail read may be pending. */
+    void seekTail(PositionImpl position);
+
     /** Cancels a tail read that is waiting for entries; false when there is none waiting (or it already runs). */
     boolean cancelTailRead();
 

@@ -9,18 +9,24 @@ import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.ConcurrentWaitCallbackException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.NoMoreEntriesToReadException;
+import org.apache.bookkeeper.mledger.ManagedLedgerException.NonRecoverableLedgerException;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The consumers waiting at the tail and the one tail read that serves them all: each entry is read from storage
  * once and written to every waiting consumer, grouped by connection. A failed read is retried with back-off
- * (100 ms doubling to one minute, as stock dispatchers do); a terminated topic ends the reads, and each consumer at
+ * (100 ms doubling to one minute, as stock dispatchers do), except one at entries storage lost, which steps over
+ * their ledger ({@link #stepOverLostEntries}); a terminated topic ends the reads, and each consumer at
  * the end is told that it reached the end of the topic once it acknowledged everything ({@link EndOfTopic}).
  *
  * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
  * on storage threads and only post back.
  */
 final class TailReads extends StorageReads {
+
+    private static final Logger log = LoggerFactory.getLogger(TailReads.class);
 
     private final Map<ConsumerConnection, List<BroadcastConsumer>> waiting = new IdentityHashMap<>();
     private int waitingCount;
@@ -254,7 +260,36 @@ final class TailReads extends StorageReads {
             endFound();
             return;
         }
+        if (e instanceof NonRecoverableLedgerException && stepOverLostEntries(e)) {
+            return;
+        }
         retryLater("Tail", e);
+    }
+
+    /**
+     * Storage can never return the entries at the read position, and the managed cursor did not skip them (it does
+     * with {@code autoSkipNonRecoverableData}): the tail read goes on at the next ledger, so that entries only some
+     * consumers need do not hold every consumer of the subscription. The consumers waiting at the tail are placed
+     * again; those that need entries of the ledger stepped over get them from catch-up reads, which wait for them
+     * (nothing is skipped for them). False when there is no next ledger: the read is retried.
+     */
+    private boolean stepOverLostEntries(ManagedLedgerException e) {
+        PositionImpl at = fanOut.storage.normalize(fanOut.storage.readPosition());
+        PositionImpl next = fanOut.storage.firstOfNextLedger(at.getLedgerId());
+        if (next == null) {
+            return false;
+        }
+        fanOut.owner.counters().readFailures++;
+        log.warn("{} Tail read: entries from {} can never be read ({}); the tail goes on at {}, consumers that need"
+                + " those entries wait for them in catch-up reads", fanOut.name, at, e.getMessage(), next);
+        fanOut.storage.seekTail(next);
+        frontier = null;
+        List<BroadcastConsumer> held = new ArrayList<>(waitingCount);
+        waiting.values().forEach(held::addAll);
+        waiting.clear();
+        waitingCount = 0;
+        fanOut.placeAll(held);
+        return true;
     }
 
     /**

@@ -285,6 +285,18 @@ final class ModelLedger implements SubscriptionStorage {
             onWaitingList = true;
             return;
         }
+        // As the managed cursor without autoSkipNonRecoverableData (it reads one ledger at a time): a read that starts
+        // at an entry storage lost fails; one that reaches such an entry returns what precedes it.
+        int readable = 0;
+        while (readable < positions.size() && !isLost(positions.get(readable))) {
+            readable++;
+        }
+        if (readable == 0) {
+            completions.add(() -> callback.readEntriesFailed(
+                    new ManagedLedgerException.NonRecoverableLedgerException("No such entry"), ctx));
+            return;
+        }
+        positions.subList(readable, positions.size()).clear();
         PositionImpl last = positions.get(positions.size() - 1);
         readPosition = last.getNext(); // as OpReadEntry: (ledger, last + 1), even when that ledger rolls over
         if (failNextReads > 0) {
@@ -294,6 +306,10 @@ final class ModelLedger implements SubscriptionStorage {
             return;
         }
         completions.add(() -> callback.readEntriesComplete(entries(positions), ctx));
+    }
+
+    private boolean isLost(PositionImpl p) {
+        return unreadable.contains(p) || lostLedgers.contains(p.getLedgerId());
     }
 
     /**
@@ -325,6 +341,17 @@ final class ModelLedger implements SubscriptionStorage {
         Object ctx = cancelledCtx;
         completions.add(() -> callback.readEntriesFailed(
                 new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), ctx));
+    }
+
+    @Override
+    public PositionImpl firstOfNextLedger(long ledgerId) {
+        Long next = ledgers.ceilingKey(ledgerId + 1);
+        return next == null ? null : PositionImpl.get(next, 0);
+    }
+
+    @Override
+    public void seekTail(PositionImpl position) {
+        readPosition = position;
     }
 
     @Override

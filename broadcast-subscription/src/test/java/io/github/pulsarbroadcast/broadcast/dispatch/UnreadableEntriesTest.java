@@ -147,6 +147,50 @@ public class UnreadableEntriesTest {
         assertEquals(engine.counters().readFailures(), 1, "pulsar_broadcast_read_failures_total");
     }
 
+    /**
+     * A tail read that meets entries storage lost steps over the rest of their ledger: the consumers that need them
+     * wait for them in catch-up reads (nothing skipped, the stock default), the others go on receiving. Regression
+     * (thirty-eighth session, found with {@code BroadcastLostLedgerWaitsTest}'s scenario and a topic loaded again,
+     * where the tail read starts at the slowest consumer): the tail read was retried for ever and every consumer of
+     * the subscription stopped receiving, new messages included.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aTailReadOverLostEntriesDoesNotHoldTheOthers() throws Exception {
+        for (long entry = 0; entry < 5; entry++) {
+            ledger.unreadable.add(PositionImpl.get(4, entry));
+        }
+        List<PositionImpl> early = new ArrayList<>();
+        BroadcastConsumer first = engine.join(1, "first", ModelHarness.recording(early), InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(first, 1000);
+        settle();
+        for (int i = 0; i < 30; i++) {
+            ledger.publish(false);
+            settle();
+        }
+        BroadcastConsumer newcomer = engine.join(2, "newcomer", ModelHarness.recording(received),
+                InitialPosition.Latest, 0);
+        settle();
+        engine.flow(newcomer, 1000);
+        settle();
+        List<PositionImpl> later = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            later.add(ledger.publish(false));
+            settle();
+        }
+        world.advance(60_000);
+        settle();
+        assertEquals(received, later, "the newcomer gets what is published after it joined");
+        List<PositionImpl> expected = all();
+        assertEquals(early, expected.subList(0, 5), "ledger 3, then it waits for ledger 4");
+        assertEquals(engine.counters().entriesSkippedUnreadable(), 0);
+        ledger.unreadable.clear(); // the bookies come back
+        world.advance(60_000);
+        settle();
+        expected.addAll(later);
+        assertEquals(early, expected, "everything, in order, once storage serves it again");
+    }
+
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
     private BroadcastConsumer publishWhileOneConsumerHasNoPermits() throws Exception {
         ModelHarness.Connection recording = ModelHarness.recording(received);
