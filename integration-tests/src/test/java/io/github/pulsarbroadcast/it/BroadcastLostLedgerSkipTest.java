@@ -36,21 +36,20 @@ public class BroadcastLostLedgerSkipTest extends LostLedgerScenario {
     }
 
     /**
-     * Loaded again, the subscription's tail read starts at "late"'s position and meets the lost ledger: the managed
-     * cursor skips it itself (stock's read with this key), so "live" goes on and "late", back, gets everything but
-     * the lost ledger; that skip is stock's and is not counted by the plugin (operations.md).
+     * Loaded again, the subscription's tail read starts at "late"'s position, and "late" is the first back: the read
+     * meets the lost ledger with "late" waiting there, and the managed cursor skips it itself (stock's read with this
+     * key), so "late" gets everything but the lost ledger; that skip is stock's and is not counted by the plugin
+     * (operations.md).
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void aLostLedgerMetByTheTailReadIsSkippedByTheManagedCursor() throws Exception {
         String topic = newTopic("lost-ledger-skip-load");
         Lost lost = loseTheSecondLedger(topic);
+        lost.live.close(); // its position is kept
         cluster.admin().topics().unload(topic);
-        List<String> more = publish(lost.producer, "n", 3);
-        assertEquals(receive(lost.live, 3), more, "live");
         Consumer<String> late = closeAfterTest(broadcastConsumer(topic, SUBSCRIPTION, "late"));
         List<String> expected = new ArrayList<>(lost.sent);
         expected.removeAll(lost.inLostLedger);
-        expected.addAll(more);
         assertEquals(BroadcastReconnectTest.drain(late), expected, "everything but the lost ledger, in order");
         assertEquals(metric(topic, "pulsar_broadcast_entries_skipped_unreadable_total"), 0.0, "not counted");
     }
