@@ -45,9 +45,7 @@ public class BroadcastLostLedgerSkipTest extends LostLedgerScenario {
     public void aLostLedgerMetByTheTailReadIsSkippedByTheManagedCursor() throws Exception {
         String topic = newTopic("lost-ledger-skip-load");
         Lost lost = loseTheSecondLedger(topic);
-        lost.live.close(); // its position is kept
-        cluster.admin().topics().unload(topic);
-        Consumer<String> late = closeAfterTest(broadcastConsumer(topic, SUBSCRIPTION, "late"));
+        Consumer<String> late = reloadWithLateFirst(topic, lost);
         List<String> expected = new ArrayList<>(lost.sent);
         expected.removeAll(lost.inLostLedger);
         assertEquals(BroadcastReconnectTest.drain(late), expected, "everything but the lost ledger, in order");

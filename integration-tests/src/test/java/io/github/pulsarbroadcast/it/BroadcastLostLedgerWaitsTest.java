@@ -45,9 +45,7 @@ public class BroadcastLostLedgerWaitsTest extends LostLedgerScenario {
     public void aLostLedgerBehindTheSlowestConsumerDoesNotHoldTheOthersAfterALoad() throws Exception {
         String topic = newTopic("lost-ledger-load");
         Lost lost = loseTheSecondLedger(topic);
-        lost.live.close(); // its position is kept
-        cluster.admin().topics().unload(topic);
-        Consumer<String> late = closeAfterTest(broadcastConsumer(topic, SUBSCRIPTION, "late"));
+        Consumer<String> late = reloadWithLateFirst(topic, lost);
         assertEquals(receive(late, 5), lost.sent.subList(0, 5), "the first ledger");
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> metric(topic, "pulsar_broadcast_read_failures_total") >= 2);

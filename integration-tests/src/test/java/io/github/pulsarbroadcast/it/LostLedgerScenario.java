@@ -81,6 +81,17 @@ abstract class LostLedgerScenario extends BroadcastTestBase {
         return lost;
     }
 
+    /**
+     * After {@link #loseTheSecondLedger}: "live" leaves (its position is kept), the topic is loaded again, and "late"
+     * is the first back, so the subscription's tail read starts at its position and meets the lost ledger with "late"
+     * waiting there.
+     */
+    Consumer<String> reloadWithLateFirst(String topic, Lost lost) throws Exception {
+        lost.live.close();
+        cluster.admin().topics().unload(topic);
+        return closeAfterTest(broadcastConsumer(topic, SUBSCRIPTION, "late"));
+    }
+
     private boolean onAnyBookie(long ledgerId) throws Exception {
         for (BookieServer bookie : cluster.bookies()) {
             LedgerStorage storage = bookie.getBookie().getLedgerStorage();

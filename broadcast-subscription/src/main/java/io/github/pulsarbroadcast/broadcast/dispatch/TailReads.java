@@ -108,17 +108,20 @@ final class TailReads extends StorageReads {
      */
     private void skipToLowestWaiting() {
         someoneAhead = false;
+        PositionImpl at = frontier();
         PositionImpl lowest = null;
         for (List<BroadcastConsumer> group : waiting.values()) {
             for (int i = 0; i < group.size(); i++) {
                 BroadcastConsumer bc = group.get(i);
+                if (bc.cursor.compareNextTo(at) <= 0) {
+                    return; // one waits at the read position (usually the first looked at): nothing to skip
+                }
                 if (lowest == null || bc.cursor.compareNextTo(lowest) < 0) {
                     lowest = bc.cursor.next();
                 }
             }
         }
-        PositionImpl at = frontier();
-        if (lowest != null && lowest.compareTo(at) > 0 && (lowest.getLedgerId() != at.getLedgerId()
+        if (lowest != null && (lowest.getLedgerId() != at.getLedgerId()
                 || lowest.getEntryId() - at.getEntryId() > fanOut.config.windowMaxEntries())) {
             log.info("{} The tail read starts at {}, where the first of the consumers waiting at the tail is, instead of"
                     + " {}: no consumer waiting there needs what lies between", fanOut.name, lowest, at);

@@ -55,33 +55,35 @@ public class UnreadableEntriesTest {
      */
     @Test(groups = "unit", timeOut = 10_000)
     public void autoSkipTakesNoReadableEntryOfAnotherLedgerAlong() throws Exception {
-        engine = world.newEngine("persistent://t/ns/unreadable-3", ledger, ModelHarness.config(10, 3, 60, 1000, 1000));
-        ledger.skipNonRecoverable = true;
-        BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
-        engine.flow(late, 1000);
-        settle();
-        List<PositionImpl> expected = all();
-        expected.removeIf(p -> p.getLedgerId() == 4);
-        assertEquals(received, expected, "everything but ledger 4, in order");
-        assertEquals(engine.counters().entriesSkippedUnreadable(), 5, "entries skipped");
+        catchUpThroughLedger4WithReadsOf3(false);
         assertEquals(ledger.failedReplays, 2, "(4,0)..(4,2), then (4,3)..(4,4)");
     }
 
     /** A ledger that does not exist any more is skipped to its end by its first failed read, as a stock cursor does. */
     @Test(groups = "unit", timeOut = 10_000)
     public void aLedgerThatDoesNotExistIsSkippedWholeByOneRead() throws Exception {
+        catchUpThroughLedger4WithReadsOf3(true);
+        assertEquals(ledger.failedReplays, 1, "one read of ledger 4");
+    }
+
+    /**
+     * With {@code autoSkipNonRecoverableData} and reads of 3, the late consumer catches up through ledger 4, lost
+     * entry by entry or ({@code wholeLedger}) as a ledger that does not exist: it gets everything else, 5 skipped.
+     */
+    private void catchUpThroughLedger4WithReadsOf3(boolean wholeLedger) throws Exception {
         engine = world.newEngine("persistent://t/ns/unreadable-3", ledger, ModelHarness.config(10, 3, 60, 1000, 1000));
         ledger.skipNonRecoverable = true;
         BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
-        ledger.unreadable.clear();
-        ledger.lostLedgers.add(4L);
+        if (wholeLedger) {
+            ledger.unreadable.clear();
+            ledger.lostLedgers.add(4L);
+        }
         engine.flow(late, 1000);
         settle();
         List<PositionImpl> expected = all();
         expected.removeIf(p -> p.getLedgerId() == 4);
         assertEquals(received, expected, "everything but ledger 4, in order");
         assertEquals(engine.counters().entriesSkippedUnreadable(), 5, "entries skipped");
-        assertEquals(ledger.failedReplays, 1, "one read of ledger 4");
     }
 
     @Test(groups = "unit", timeOut = 10_000)
