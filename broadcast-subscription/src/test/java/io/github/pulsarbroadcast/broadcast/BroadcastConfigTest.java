@@ -22,9 +22,35 @@ public class BroadcastConfigTest {
         Properties p = new Properties();
         p.setProperty("broadcastEnabled", " false ");
         p.setProperty("broadcastExecutorThreads", "3");
+        // Every other key with a value of its own, none a default, so that one stored in another's field shows.
+        String[][] values = {{"broadcastExecutorSlowTaskMs", "101"}, {"broadcastReconnectGraceSeconds", "102"},
+            {"broadcastPositionSyncIntervalMs", "103"}, {"broadcastConsumerRetentionSeconds", "104"},
+            {"broadcastMaxReadBatchSize", "105"}, {"broadcastWindowMaxEntries", "106"},
+            {"broadcastWindowMaxBytes", "107"}, {"broadcastWindowBrokerMaxBytes", "108"},
+            {"broadcastMarkDeleteIntervalMs", "109"}, {"broadcastStatsIntervalMs", "110"},
+            {"broadcastMaxAckRangesPerConsumer", "111"}, {"broadcastMaxPendingAcksPerConnection", "112"},
+            {"broadcastAcksOnEventLoop", "false"}, {"broadcastBusyNameWaitMs", "113"}};
+        for (String[] kv : values) {
+            p.setProperty(kv[0], kv[1]);
+        }
+        assertEquals(p.stringPropertyNames(), BroadcastConfig.keys(), "every key set");
         BroadcastConfig cfg = BroadcastConfig.from(p);
         assertFalse(cfg.enabled());
         assertEquals(cfg.executorThreads(), 3);
+        assertEquals(cfg.executorSlowTaskMs(), 101);
+        assertEquals(cfg.reconnectGraceSeconds(), 102);
+        assertEquals(cfg.positionSyncIntervalMs(), 103);
+        assertEquals(cfg.consumerRetentionSeconds(), 104);
+        assertEquals(cfg.maxReadBatchSize(), 105);
+        assertEquals(cfg.windowMaxEntries(), 106);
+        assertEquals(cfg.windowMaxBytes(), 107);
+        assertEquals(cfg.windowBrokerMaxBytes(), 108);
+        assertEquals(cfg.markDeleteIntervalMs(), 109);
+        assertEquals(cfg.statsIntervalMs(), 110);
+        assertEquals(cfg.maxAckRangesPerConsumer(), 111);
+        assertEquals(cfg.maxPendingAcksPerConnection(), 112);
+        assertFalse(cfg.acksOnEventLoop());
+        assertEquals(cfg.busyNameWaitMs(), 113);
     }
 
     @Test(groups = "unit", timeOut = 10_000)
