@@ -87,6 +87,10 @@ public class BroadcastDurablePositionsTest extends BroadcastTestBase {
             assertEquals(backlog(topic), 5, "the retained position holds the backlog");
             await().atMost(Duration.ofSeconds(RETENTION_SECONDS + 10)).until(() -> backlog(topic) == 0);
             assertEquals(dispatcher(topic, "fleet").counters().retainedExpired(), 1L, "the expiry is counted");
+            // Back after its retention, the name is a new consumer at its initial position (Latest: the tail).
+            Consumer<String> back = closeAfterTest(broadcastConsumer(topic, "fleet", "leaver"));
+            List<String> after = publish(producer, "n", 2);
+            assertEquals(receive(back, 2), after, "only what was published after it came back");
         } finally {
             stayer.close();
         }
