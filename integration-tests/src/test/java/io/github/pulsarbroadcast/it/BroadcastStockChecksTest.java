@@ -59,6 +59,7 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
             assertTrue(String.valueOf(broadcast.getMessage()).contains("reserved subscription name"),
                     broadcast.getMessage());
             assertEquals(broadcast.getClass(), stock.getClass(), name);
+            assertEquals(broadcast.getClass(), PulsarClientException.ProducerBusyException.class, "usage.md: " + name);
             assertFalse(cluster.admin().topics().getSubscriptions(topic).contains(name), name + " was created");
         }
     }
@@ -79,6 +80,7 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
                     Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
                             .consumerName("c").subscribe());
             assertTrue(String.valueOf(refused.getMessage()).contains("Failover"), refused.getMessage());
+            assertEquals(refused.getClass(), PulsarClientException.NotAllowedException.class, "usage.md");
             assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
         }
     }
