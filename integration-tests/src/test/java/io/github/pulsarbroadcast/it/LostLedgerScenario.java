@@ -5,7 +5,9 @@ import static org.testng.Assert.assertEquals;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.bookkeeper.bookie.LedgerStorage;
 import org.apache.bookkeeper.proto.BookieServer;
 import org.apache.pulsar.broker.ServiceConfiguration;
@@ -58,21 +60,15 @@ abstract class LostLedgerScenario extends BroadcastTestBase {
         lost.sent.addAll(publish(lost.producer, "m", 30));
         List<Message<String>> received = take(lost.live, 30);
         assertEquals(values(received), lost.sent, "live");
-        List<Long> ledgers = new ArrayList<>();
+        Map<Long, List<String>> byLedger = new LinkedHashMap<>();
         for (Message<String> m : received) {
             long ledgerId = ((MessageIdImpl) m.getMessageId()).getLedgerId();
-            if (!ledgers.contains(ledgerId)) {
-                ledgers.add(ledgerId);
-            }
+            byLedger.computeIfAbsent(ledgerId, k -> new ArrayList<>()).add(m.getValue());
             lost.live.acknowledge(m);
         }
-        lost.ledgerId = ledgers.get(1);
-        for (Message<String> m : received) {
-            if (((MessageIdImpl) m.getMessageId()).getLedgerId() == lost.ledgerId) {
-                lost.inLostLedger.add(m.getValue());
-            }
-        }
-        assertEquals(lost.inLostLedger.size(), 5, "ledgers of 5 entries: " + ledgers);
+        lost.ledgerId = new ArrayList<>(byLedger.keySet()).get(1);
+        lost.inLostLedger.addAll(byLedger.get(lost.ledgerId));
+        assertEquals(lost.inLostLedger.size(), 5, "ledgers of 5 entries: " + byLedger);
         cluster.broker().getBookKeeperClient().deleteLedger(lost.ledgerId);
         for (BookieServer bookie : cluster.bookies()) {
             bookie.getBookie().getLedgerStorage().forceGC();

@@ -212,8 +212,9 @@ final class FanOut {
         }
         PositionImpl next = storage.normalize(bc.cursor.next());
         bc.cursor.advanceNextTo(next);
-        if (next.compareTo(tail.frontier()) >= 0) {
-            tail.await(bc);
+        int toFrontier = next.compareTo(tail.frontier());
+        if (toFrontier >= 0) {
+            tail.await(bc, toFrontier > 0);
         } else if (window.covers(next)) {
             bc.state = BroadcastConsumer.State.PENDING;
             pending.add(bc);

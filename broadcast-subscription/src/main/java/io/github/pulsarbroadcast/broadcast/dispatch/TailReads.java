@@ -51,17 +51,15 @@ final class TailReads extends StorageReads {
         return frontier;
     }
 
-    /** {@code bc} is at the tail with permits. */
-    void await(BroadcastConsumer bc) {
+    /** {@code bc} is at the tail with permits; {@code ahead}: its next position is past the frontier. */
+    void await(BroadcastConsumer bc, boolean ahead) {
         if (fanOut.end.isKnown()) {
             bc.state = BroadcastConsumer.State.IDLE;
             fanOut.end.tellIfDone(bc);
             return;
         }
         bc.state = BroadcastConsumer.State.WAITING;
-        if (!someoneAhead && bc.cursor.compareNextTo(frontier()) > 0) {
-            someoneAhead = true;
-        }
+        someoneAhead |= ahead;
         waiting.computeIfAbsent(bc.cnx, k -> new ArrayList<>()).add(bc);
         waitingCount++;
         read();

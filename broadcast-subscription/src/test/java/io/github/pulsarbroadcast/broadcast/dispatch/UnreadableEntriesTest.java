@@ -131,17 +131,9 @@ public class UnreadableEntriesTest {
     /** The same for a tail read. */
     @Test(groups = "unit", timeOut = 10_000)
     public void aTailReadThatThrowsIsRetried() throws Exception {
-        ModelHarness.Connection recording = ModelHarness.recording(received);
         ledger.tailReadsThatThrow = 1;
-        BroadcastConsumer car = engine.join(1, "car", recording, InitialPosition.Earliest, 0);
-        settle();
-        engine.flow(car, 1000);
-        settle();
-        List<PositionImpl> published = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            published.add(ledger.publish(false));
-            settle();
-        }
+        joinWithPermits(1, "car", received, InitialPosition.Earliest);
+        List<PositionImpl> published = publish(3);
         world.advance(60_000);
         settle();
         assertEquals(ledger.tailReadsThatThrow, 0, "the throw was met");
@@ -158,28 +150,12 @@ public class UnreadableEntriesTest {
      */
     @Test(groups = "unit", timeOut = 10_000)
     public void aTailReadOverLostEntriesDoesNotHoldTheOthers() throws Exception {
-        for (long entry = 0; entry < 5; entry++) {
-            ledger.unreadable.add(PositionImpl.get(4, entry));
-        }
+        loseLedger4();
         List<PositionImpl> early = new ArrayList<>();
-        BroadcastConsumer first = engine.join(1, "first", ModelHarness.recording(early), InitialPosition.Earliest, 0);
-        settle();
-        engine.flow(first, 1000);
-        settle();
-        for (int i = 0; i < 30; i++) {
-            ledger.publish(false);
-            settle();
-        }
-        BroadcastConsumer newcomer = engine.join(2, "newcomer", ModelHarness.recording(received),
-                InitialPosition.Latest, 0);
-        settle();
-        engine.flow(newcomer, 1000);
-        settle();
-        List<PositionImpl> later = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            later.add(ledger.publish(false));
-            settle();
-        }
+        joinWithPermits(1, "first", early, InitialPosition.Earliest);
+        publish(30);
+        joinWithPermits(2, "newcomer", received, InitialPosition.Latest);
+        List<PositionImpl> later = publish(3);
         world.advance(60_000);
         settle();
         assertEquals(received, later, "the newcomer gets what is published after it joined");
@@ -201,14 +177,35 @@ public class UnreadableEntriesTest {
         settle();
         engine.flow(live, 1000);
         settle();
-        for (int i = 0; i < 30; i++) {
-            ledger.publish(false);
+        publish(30);
+        loseLedger4();
+        return late;
+    }
+
+    /** Joins a consumer that records what it is sent into {@code into}, and gives it 1,000 permits. */
+    private void joinWithPermits(long id, String name, List<PositionImpl> into, InitialPosition start)
+            throws Exception {
+        BroadcastConsumer bc = engine.join(id, name, ModelHarness.recording(into), start, 0);
+        settle();
+        engine.flow(bc, 1000);
+        settle();
+    }
+
+    /** Publishes {@code n} entries, one at a time, each handled before the next. */
+    private List<PositionImpl> publish(int n) {
+        List<PositionImpl> published = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            published.add(ledger.publish(false));
             settle();
         }
+        return published;
+    }
+
+    /** Every entry of ledger 4 becomes one that storage can never return. */
+    private void loseLedger4() {
         for (long entry = 0; entry < 5; entry++) {
             ledger.unreadable.add(PositionImpl.get(4, entry));
         }
-        return late;
     }
 
     private List<PositionImpl> all() {
