@@ -12,6 +12,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.common.naming.TopicName;
@@ -34,6 +35,8 @@ public final class BroadcastService implements AutoCloseable {
     private final boolean onlyInterceptor;
     private final WindowBudget windowBudget;
     private final PublishLatencies publishLatencies = new PublishLatencies();
+    /** How many times a connection stopped reading because too many of its acks waited for the executor. */
+    private final LongAdder ackReadPauses = new LongAdder();
     /** One read of saved positions (head or chunk) at a time on this broker's metadata store ({@link ChunkReads}). */
     private final ChunkReads chunkReads = new ChunkReads();
     /**
@@ -99,6 +102,14 @@ public final class BroadcastService implements AutoCloseable {
     /** The receive-to-persisted stage of every topic with a broadcast subscription here. */
     public PublishLatencies publishLatencies() {
         return publishLatencies;
+    }
+
+    /**
+     * Counts the times a connection of this broker stopped reading because {@code broadcastMaxPendingAcksPerConnection}
+     * of its acks waited for the executor ({@code broadcastAcksOnEventLoop=false} only); any thread.
+     */
+    public LongAdder ackReadPauses() {
+        return ackReadPauses;
     }
 
     /** The bytes all broadcast windows of this broker may hold together. */

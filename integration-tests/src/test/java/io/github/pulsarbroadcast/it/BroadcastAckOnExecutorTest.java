@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.it;
 
 import static org.awaitility.Awaitility.await;
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
 import java.time.Duration;
@@ -39,7 +40,9 @@ public class BroadcastAckOnExecutorTest extends BroadcastAckTest {
      * Three consumers on one connection acknowledge 500 messages each, one ack command per message, without waiting:
      * far more than {@value #PENDING_ACKS} wait for the executor at once, so the connection's reads stop and start
      * again many times; every ack is applied (the subscription's cursor reaches the last message). A gate that did not
-     * resume the reads would leave the acks behind it unread.
+     * resume the reads would leave the acks behind it unread. The broker's {@code pulsar_broadcast_ack_read_pauses_total}
+     * counts the pauses: none would mean the acks did not go through the executor and its gate at all (as with the
+     * key ignored), and the test above would prove nothing about them.
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void aFloodOfAcksThroughASmallGateLosesNone() throws Exception {
@@ -71,5 +74,8 @@ public class BroadcastAckOnExecutorTest extends BroadcastAckTest {
         CompletableFuture.allOf(acks.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertEquals(markDeleted(topic), position(last), "every ack of every consumer applied"));
+        double pauses = Scrapes.sum(Scrapes.get(cluster.webServiceUrl(), "/metrics/"),
+                "pulsar_broadcast_ack_read_pauses_total");
+        assertTrue(pauses > 0, "the acks went through the executor's gate and it paused the reads: " + pauses);
     }
 }

@@ -28,7 +28,8 @@ import org.testng.annotations.Test;
  * creates the subscription (no Java consumer first: the consumer property alone must select broadcast), a second
  * one joins with the key as a subscription property, then a Java consumer, and each receives every message in
  * order; the first Go consumer leaves, messages are published while it is away, and a new process under its name
- * receives exactly those (its position was kept by name). The test builds the
+ * receives exactly those (its position was kept by name), taking them from the consumer's channel ({@code Chan()}) as
+ * usage.md's snippet does (the others call {@code Receive}). The test builds the
  * consumer with the {@code go} tool (the module proxy must be reachable the first time); without {@code go} it is
  * skipped.
  *
@@ -60,7 +61,7 @@ public class BroadcastGoClientTest extends BroadcastTestBase {
             await().atMost(Duration.ofSeconds(30)).until(() -> brokerSubscription(topic, "fleet").getConsumers()
                     .stream().noneMatch(c -> "go-0".equals(c.consumerName())));
             List<String> later = publish(producer, "later", 10);
-            List<String> back = start(topic, "go-0", 10);
+            List<String> back = start(topic, "go-0", 10, "chan");
             awaitReady(back);
             awaitDone(back, later);
             List<String> all = new ArrayList<>(first);
@@ -119,7 +120,10 @@ public class BroadcastGoClientTest extends BroadcastTestBase {
         return Files.readString(log);
     }
 
-    /** Starts a Go consumer; {@code how} is empty (a consumer property) or "subscription-property". */
+    /**
+     * Starts a Go consumer; {@code how}: "subscription-property" (else the key is a consumer property), "chan" (take
+     * the messages from the consumer's channel, else with {@code Receive}).
+     */
     private List<String> start(String topic, String name, int count, String... how) throws IOException {
         List<String> command = new ArrayList<>(List.of(BINARY.toString(), cluster.serviceUrl(), topic, "fleet", name,
                 String.valueOf(count)));

@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.cnx;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Bounds the ack commands of one connection that wait to be applied on the executor. Stock Pulsar applies acks on
@@ -9,8 +10,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * unbounded queue of tasks. When {@code max} acks wait, the connection stops reading ({@link Reads#pause}); when half
  * of them are applied, it reads again ({@link Reads#resume}, which respects the stock reasons to stay paused).
  *
+ * <p>Each time the gate closes it counts one pause in {@code pauses}, which the broker's connections share (the metric
+ * {@code pulsar_broadcast_ack_read_pauses_total}: acks arriving faster than the executor applies them).
+ *
  * <p>Threading: {@link #submitted} runs on the connection's event loop; {@link #applied} on executor threads. The
- * count is atomic; {@link #paused} is volatile, written on the event loop (pause and resume both run there).
+ * count is atomic; {@link #paused} is volatile, written on the event loop (pause and resume both run there);
+ * {@code pauses} is a {@link LongAdder} shared by every connection of the broker.
  */
 final class AckGate {
 
@@ -26,18 +31,26 @@ final class AckGate {
 
     private final int max;
     private final Reads reads;
+    private final LongAdder pauses;
     private final AtomicInteger waiting = new AtomicInteger();
     private volatile boolean paused;
 
-    AckGate(int max, Reads reads) {
+    AckGate(int max, Reads reads, LongAdder pauses) {
         this.max = max;
         this.reads = reads;
+        this.pauses = pauses;
     }
 
-    /** One more ack waits to be applied. Event loop. */
+    /**
+     * One more ack waits to be applied. Event loop. Over the bound every ack asks again to stop reading (stock code
+     * may have resumed the reads for its own reasons meanwhile); only the first one counts a pause.
+     */
     void submitted() {
         if (waiting.incrementAndGet() >= max) {
-            paused = true;
+            if (!paused) {
+                paused = true;
+                pauses.increment();
+            }
             reads.pause();
         }
     }

@@ -101,7 +101,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
             public void onEventLoop(Runnable task) {
                 ctx().executor().execute(task);
             }
-        });
+        }, service.ackReadPauses());
     }
 
     @Override

@@ -70,6 +70,9 @@ public final class BroadcastMetricsProvider implements PrometheusRawMetricsProvi
                 SubscriptionFamilies.write(text, samples);
             }
             writeExecutor(text, cluster, service.executor());
+            text.family("pulsar_broadcast_ack_read_pauses_total", "counter", "Times a connection stopped reading"
+                    + " because broadcastMaxPendingAcksPerConnection of its acks waited for the executor");
+            text.sample("pulsar_broadcast_ack_read_pauses_total", cluster, service.ackReadPauses().sum());
             writeOwnCost(text, cluster);
         } catch (RuntimeException e) {
             // A failure here must not break the broker's own metrics: log it and write nothing more.

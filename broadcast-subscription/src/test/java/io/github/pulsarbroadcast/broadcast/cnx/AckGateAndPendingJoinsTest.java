@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.Test;
 
@@ -45,7 +46,8 @@ public class AckGateAndPendingJoinsTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void readsPauseAtTheBoundAndResumeAtHalf() {
         FakeReads reads = new FakeReads();
-        AckGate gate = new AckGate(10, reads);
+        LongAdder pauses = new LongAdder();
+        AckGate gate = new AckGate(10, reads, pauses);
         for (int i = 0; i < 9; i++) {
             gate.submitted();
         }
@@ -63,12 +65,14 @@ public class AckGateAndPendingJoinsTest {
         assertEquals(reads.calls, List.of("pause", "resume"));
         assertFalse(gate.isPaused());
         assertEquals(gate.waiting(), 5);
+        assertEquals(pauses.sum(), 1L, "one pause counted");
     }
 
     @Test(groups = "unit", timeOut = 10_000)
     public void resumeIsRecheckedOnTheEventLoop() {
         FakeReads reads = new FakeReads();
-        AckGate gate = new AckGate(4, reads);
+        LongAdder pauses = new LongAdder();
+        AckGate gate = new AckGate(4, reads, pauses);
         for (int i = 0; i < 4; i++) {
             gate.submitted();
         }
@@ -78,6 +82,15 @@ public class AckGateAndPendingJoinsTest {
         gate.submitted();
         reads.runLoop();
         assertEquals(reads.calls, List.of("pause", "pause"), "no resume while over half");
+        assertEquals(pauses.sum(), 1L, "asked twice, one pause: the reads never resumed");
+        for (int i = 0; i < 3; i++) {
+            gate.applied();
+        }
+        reads.runLoop();
+        for (int i = 0; i < 3; i++) {
+            gate.submitted();
+        }
+        assertEquals(pauses.sum(), 2L, "resumed, then closed again: a second pause");
     }
 
     @Test(groups = "unit", timeOut = 10_000)
