@@ -1,15 +1,11 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.netty.buffer.ByteBuf;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.bookkeeper.mledger.AsyncCallbacks.ReadEntriesCallback;
-import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
@@ -19,15 +15,16 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * over (and empty ones disappear, so ledger ids jump), a tail read leaves the read position at
  * {@code (ledger, last + 1)} as {@code OpReadEntry} does, a waiting read is woken only while the cursor is on the
  * ledger's waiting list, replays skip deleted positions and fail on positions that do not exist, reads can be made to
- * fail. Completions are queued, not run, so the model test decides when storage answers.
+ * fail. Completions are queued, not run, so the model test decides when storage answers. Its ledgers and their
+ * position arithmetic are kept in {@link ModelLedgerLayout}, its queued answers and the entry buffers they carry in
+ * {@link ModelStorageAnswers}.
  *
  * <p>Threading: single-threaded (the model test's thread).
  */
 final class ModelLedger implements SubscriptionStorage {
 
-    /** Ledger id to its entry count; the last ledger is the open one. */
-    private final TreeMap<Long, Integer> ledgers = new TreeMap<>();
-    private final int rollEvery;
+    private final ModelLedgerLayout layout;
+    private final ModelStorageAnswers answers = new ModelStorageAnswers();
     private PositionImpl markDeleted;
     private PositionImpl readPosition;
     private ReadEntriesCallback waitingRead;
@@ -44,8 +41,6 @@ final class ModelLedger implements SubscriptionStorage {
     /** Writes sent and not yet confirmed: while any is, a terminated ledger's last entry may still move. */
     int pendingAdds;
     private boolean onWaitingList;
-    private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
-    private final List<ByteBuf> created = new ArrayList<>();
     int failNextReads;
     /** A terminated topic: a tail read with nothing left fails with NoMoreEntriesToRead, as the managed ledger's. */
     private boolean terminated;
@@ -64,13 +59,11 @@ final class ModelLedger implements SubscriptionStorage {
     final Set<Long> lostLedgers = new HashSet<>();
     /** Replays answered with a failure. */
     int failedReplays;
-    /** While set, replay answers wait in {@link #heldReplays} until {@link #releaseHeldReplays} (a slow read). */
+    /** While set, replay answers are held back until {@link #releaseHeldReplays} (a slow read). */
     boolean holdReplays;
-    private final ArrayDeque<Runnable> heldReplays = new ArrayDeque<>();
 
     ModelLedger(long firstLedger, int rollEvery) {
-        this.rollEvery = rollEvery;
-        ledgers.put(firstLedger, 0);
+        this.layout = new ModelLedgerLayout(firstLedger, rollEvery);
         markDeleted = PositionImpl.get(firstLedger, -1);
         readPosition = PositionImpl.get(firstLedger, 0);
     }
@@ -79,41 +72,29 @@ final class ModelLedger implements SubscriptionStorage {
 
     /** Appends one entry (rolling over first when the open ledger is full; {@code skipLedger} leaves a gap). */
     PositionImpl publish(boolean skipLedger) {
-        long current = ledgers.lastKey();
-        if (ledgers.get(current) >= rollEvery) {
-            current = current + (skipLedger ? 2 : 1);
-            ledgers.put(current, 0);
-        }
-        int n = ledgers.get(current);
-        ledgers.put(current, n + 1);
+        PositionImpl published = layout.append(skipLedger);
         if (waitingRead != null && onWaitingList) {
             ReadEntriesCallback cb = waitingRead;
             waitingRead = null;
             onWaitingList = false;
             readTail(waitingMax, Long.MAX_VALUE, cb, waitingCtx);
         }
-        return PositionImpl.get(current, n);
+        return published;
     }
 
     /** Runs one queued storage answer; false when there is none. */
     boolean completeOne() {
-        Runnable r = completions.poll();
-        if (r == null) {
-            return false;
-        }
-        r.run();
-        return true;
+        return answers.runOne();
     }
 
     boolean hasCompletions() {
-        return !completions.isEmpty();
+        return !answers.isEmpty();
     }
 
     /** Stops holding replay answers and queues the held ones, in order, after the answers already queued. */
     void releaseHeldReplays() {
         holdReplays = false;
-        completions.addAll(heldReplays);
-        heldReplays.clear();
+        answers.releaseHeld();
     }
 
     /** Stock {@code removeWaitingCursor}: the read stays armed in the cursor but nothing wakes it. */
@@ -143,32 +124,21 @@ final class ModelLedger implements SubscriptionStorage {
         readPosition = next(markDeleted);
         waitingRead = null;
         onWaitingList = false;
-        completions.clear();
+        answers.clear();
     }
 
     /** Every entry buffer made for a read that is still referenced (a leak once everything is closed). */
     List<ByteBuf> unreleased() {
-        List<ByteBuf> out = new ArrayList<>();
-        for (ByteBuf b : created) {
-            if (b.refCnt() > 0) {
-                out.add(b);
-            }
-        }
-        return out;
+        return answers.unreleased();
     }
 
     /** Every position in (from, to], in order. */
     List<PositionImpl> between(PositionImpl from, PositionImpl to) {
-        List<PositionImpl> out = new ArrayList<>();
-        for (PositionImpl p = next(from); p.compareTo(to) <= 0 && exists(p); p = next(p)) {
-            out.add(p);
-        }
-        return out;
+        return layout.between(from, to);
     }
 
     boolean exists(PositionImpl p) {
-        Integer n = ledgers.get(p.getLedgerId());
-        return n != null && p.getEntryId() >= 0 && p.getEntryId() < n;
+        return layout.exists(p);
     }
 
     // ----- SubscriptionStorage -----
@@ -191,53 +161,22 @@ final class ModelLedger implements SubscriptionStorage {
 
     @Override
     public PositionImpl lastConfirmed() {
-        for (Map.Entry<Long, Integer> e : ledgers.descendingMap().entrySet()) {
-            if (e.getValue() > 0) {
-                return PositionImpl.get(e.getKey(), e.getValue() - 1);
-            }
-        }
-        return PositionImpl.get(ledgers.firstKey(), -1);
-    }
-
-    private boolean isValid(PositionImpl p) {
-        PositionImpl last = lastConfirmed();
-        if (p.getEntryId() < 0 || p.getLedgerId() > last.getLedgerId()) {
-            return false;
-        }
-        if (p.getLedgerId() == last.getLedgerId()) {
-            return p.getEntryId() <= last.getEntryId() + 1;
-        }
-        Integer n = ledgers.get(p.getLedgerId());
-        return n == null ? false : p.getEntryId() < n;
+        return layout.lastConfirmed();
     }
 
     @Override
     public EntryOffsets entryOffsets() {
-        TreeMap<Long, Long> entries = new TreeMap<>();
-        ledgers.forEach((id, n) -> entries.put(id, (long) n));
-        return EntryOffsets.of(entries, lastConfirmed());
+        return layout.entryOffsets();
     }
 
     @Override
     public PositionImpl next(PositionImpl position) {
-        PositionImpl p = position.getNext();
-        while (!isValid(p)) {
-            Long nextLedger = ledgers.ceilingKey(p.getLedgerId() + 1);
-            if (nextLedger == null) {
-                return lastConfirmed().getNext();
-            }
-            p = PositionImpl.get(nextLedger, 0);
-        }
-        return p;
+        return layout.next(position);
     }
 
     @Override
     public PositionImpl normalize(PositionImpl position) {
-        if (isValid(position)) {
-            return position;
-        }
-        PositionImpl n = next(position);
-        return n.compareTo(position) > 0 ? n : position;
+        return layout.normalize(position);
     }
 
     @Override
@@ -247,7 +186,7 @@ final class ModelLedger implements SubscriptionStorage {
             throw new NullPointerException("a tail read that throws");
         }
         if (strayWaitingRead) {
-            completions.add(() -> callback.readEntriesFailed(
+            answers.add(() -> callback.readEntriesFailed(
                     new ManagedLedgerException.ConcurrentWaitCallbackException(), ctx));
             return;
         }
@@ -256,13 +195,7 @@ final class ModelLedger implements SubscriptionStorage {
         if (waitingRead != null) {
             throw new IllegalStateException("a second tail read while one waits");
         }
-        PositionImpl start = readPosition;
-        Long ledger = ledgers.ceilingKey(start.getLedgerId());
-        if (ledger != null && ledger != start.getLedgerId()) {
-            start = PositionImpl.get(ledger, 0);
-        } else if (!exists(start) && start.compareTo(lastConfirmed()) <= 0) {
-            start = next(start);
-        }
+        PositionImpl start = layout.tailReadStart(readPosition);
         List<PositionImpl> positions = new ArrayList<>();
         for (PositionImpl p = start; positions.size() < maxEntries && exists(p); p = next(p)) {
             positions.add(p);
@@ -271,18 +204,12 @@ final class ModelLedger implements SubscriptionStorage {
             // As ManagedCursorImpl.checkForNewEntries: the read fails and stays registered as the waiting read, on
             // the ledger's waiting list (a write confirmed later wakes it), until cancelled (another tail read
             // meanwhile throws below).
-            waitingRead = callback;
-            waitingMax = maxEntries;
-            waitingCtx = ctx;
-            onWaitingList = true;
+            waitForEntries(maxEntries, callback, ctx);
             failAtTheEnd(callback, ctx);
             return;
         }
         if (positions.isEmpty()) {
-            waitingRead = callback;
-            waitingMax = maxEntries;
-            waitingCtx = ctx;
-            onWaitingList = true;
+            waitForEntries(maxEntries, callback, ctx);
             return;
         }
         // As the managed cursor without autoSkipNonRecoverableData (it reads one ledger at a time): a read that starts
@@ -292,7 +219,7 @@ final class ModelLedger implements SubscriptionStorage {
             readable++;
         }
         if (readable == 0) {
-            completions.add(() -> callback.readEntriesFailed(
+            answers.add(() -> callback.readEntriesFailed(
                     new ManagedLedgerException.NonRecoverableLedgerException("No such entry"), ctx));
             return;
         }
@@ -302,10 +229,18 @@ final class ModelLedger implements SubscriptionStorage {
         if (failNextReads > 0) {
             failNextReads--;
             readPosition = start;
-            completions.add(() -> callback.readEntriesFailed(new ManagedLedgerException("injected"), ctx));
+            answers.add(() -> callback.readEntriesFailed(new ManagedLedgerException("injected"), ctx));
             return;
         }
-        completions.add(() -> callback.readEntriesComplete(entries(positions), ctx));
+        answers.add(() -> callback.readEntriesComplete(answers.entries(positions), ctx));
+    }
+
+    /** The read waits for entries, registered on the ledger's waiting list (a publish wakes it). */
+    private void waitForEntries(int maxEntries, ReadEntriesCallback callback, Object ctx) {
+        waitingRead = callback;
+        waitingMax = maxEntries;
+        waitingCtx = ctx;
+        onWaitingList = true;
     }
 
     private boolean isLost(PositionImpl p) {
@@ -327,7 +262,7 @@ final class ModelLedger implements SubscriptionStorage {
     }
 
     private void failAtTheEnd(ReadEntriesCallback callback, Object ctx) {
-        completions.add(() -> callback.readEntriesFailed(
+        answers.add(() -> callback.readEntriesFailed(
                 new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), ctx));
     }
 
@@ -339,14 +274,13 @@ final class ModelLedger implements SubscriptionStorage {
     void failCancelledRead() {
         ReadEntriesCallback callback = cancelledRead;
         Object ctx = cancelledCtx;
-        completions.add(() -> callback.readEntriesFailed(
+        answers.add(() -> callback.readEntriesFailed(
                 new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), ctx));
     }
 
     @Override
     public PositionImpl firstOfNextLedger(long ledgerId) {
-        Long next = ledgers.ceilingKey(ledgerId + 1);
-        return next == null ? null : PositionImpl.get(next, 0);
+        return layout.firstOfNextLedger(ledgerId);
     }
 
     @Override
@@ -403,23 +337,17 @@ final class ModelLedger implements SubscriptionStorage {
                     : new ManagedLedgerException("injected");
             answerReplay(() -> callback.readEntriesFailed(e, null));
         } else {
-            answerReplay(() -> callback.readEntriesComplete(entries(toRead), null));
+            answerReplay(() -> callback.readEntriesComplete(answers.entries(toRead), null));
         }
         return skipped;
     }
 
     private void answerReplay(Runnable answer) {
-        (holdReplays ? heldReplays : completions).add(answer);
-    }
-
-    private List<Entry> entries(List<PositionImpl> positions) {
-        List<Entry> out = new ArrayList<>();
-        for (PositionImpl p : positions) {
-            Entry e = TestEntries.entry(p.getLedgerId(), p.getEntryId(), 1);
-            created.add(e.getDataBuffer());
-            out.add(e);
+        if (holdReplays) {
+            answers.hold(answer);
+        } else {
+            answers.add(answer);
         }
-        return out;
     }
 
     @Override

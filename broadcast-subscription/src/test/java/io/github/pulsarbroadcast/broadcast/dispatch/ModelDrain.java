@@ -1,0 +1,118 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.github.pulsarbroadcast.broadcast.WindowBudget;
+import java.util.ArrayList;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+
+/**
+ * The end of one {@link DispatchModel} schedule: a drain without faults (consumers take and acknowledge everything,
+ * time passes until nothing is left to do), then the final checks: <b>liveness</b> (every connected consumer
+ * acknowledged every message, the mark-delete position reached the end) and <b>no leak</b> (every entry buffer read
+ * from storage was released and the window budget given back once everything closed).
+ *
+ * <p>Threading: single-threaded (the model test's thread), like the rest of the model.
+ */
+final class ModelDrain {
+
+    private final DispatchModel model;
+    private final ModelConsumers consumers;
+    private final ModelHarness world;
+    private final ModelLedger ledger;
+
+    /** The end of {@code model}'s schedule (its consumers, world and ledger must be set). */
+    ModelDrain(DispatchModel model) {
+        this.model = model;
+        this.consumers = model.consumers;
+        this.world = model.world;
+        this.ledger = model.ledger;
+    }
+
+    /** No more faults; consumers take and acknowledge everything; time passes until nothing is left to do. */
+    void drain() {
+        model.note("drain");
+        if (model.resetPending) {
+            model.resetStep();
+        }
+        ledger.failNextReads = 0;
+        if (consumers.sessions.isEmpty()) {
+            consumers.join(ModelConsumers.NAMES[0], InitialPosition.Earliest);
+        }
+        for (ModelSession s : new ArrayList<>(consumers.sessions)) {
+            consumers.redeliver(s); // acks dropped past the range bound are sent again
+        }
+        int idleRounds = 0;
+        for (int round = 0; round < 2_000; round++) {
+            boolean busy = false;
+            while (world.runOne() || ledger.completeOne()) {
+                busy = true;
+                model.checkNoLoss();
+            }
+            for (ModelSession s : consumers.sessions) {
+                if (!s.inbox.isEmpty()) {
+                    busy = true;
+                    consumers.consume(s, Integer.MAX_VALUE, false);
+                }
+                if (s.consumedSinceFlow > 0) {
+                    s.credit += s.consumedSinceFlow;
+                    model.engine.flow(s.bc, s.consumedSinceFlow);
+                    s.consumedSinceFlow = 0;
+                    busy = true;
+                }
+            }
+            if (!busy) {
+                if (done()) {
+                    return;
+                }
+                if (++idleRounds % 10 == 0) {
+                    // An ack timeout: what the consumer acknowledged but the broker did not record (past the range
+                    // bound) is sent again, and acknowledged again.
+                    for (ModelSession s : new ArrayList<>(consumers.sessions)) {
+                        consumers.redeliver(s);
+                    }
+                }
+                long next = world.nextScheduledInMs();
+                world.advance(next >= 0 ? Math.max(next, 1) : 1_000);
+                world.post(model.engine::sync);
+            }
+        }
+        throw model.fail("not drained: " + stuck());
+    }
+
+    private boolean done() {
+        PositionImpl end = ledger.lastConfirmed();
+        for (ModelSession s : consumers.sessions) {
+            if (s.id.cumAcked.compareTo(end) < 0) {
+                return false;
+            }
+        }
+        // Retained positions of absent consumers expire and the recovery window ends as time passes: then the
+        // mark-delete position must reach the end.
+        return ledger.markDeleted().compareTo(end) >= 0;
+    }
+
+    private String stuck() {
+        StringBuilder sb = new StringBuilder("last " + ledger.lastConfirmed() + ", mark-delete "
+                + ledger.markDeleted());
+        for (ModelSession s : consumers.sessions) {
+            sb.append("; ").append(s.id.name).append(" acked ").append(s.id.cumAcked).append(" engine ")
+                    .append(s.bc).append(" state ").append(s.bc.state).append(" ranges ")
+                    .append(s.bc.cursor.<String>save((acked, ranges) -> java.util.Arrays.toString(ranges)));
+        }
+        return sb.toString();
+    }
+
+    /** Everything closes and settles: no entry buffer and no byte of the window budget may remain held. */
+    void closeAndCheckLeaks() {
+        model.engine.close();
+        consumers.leaveAll();
+        model.engine.closeFanOut();
+        while (world.runOne() || ledger.completeOne()) {
+            // finish
+        }
+        model.check(ledger.unreleased().isEmpty(), ledger.unreleased().size()
+                + " entry buffers were never released");
+        WindowBudget budget = model.budget;
+        model.check(budget.used() == 0, budget.used() + " bytes of the window budget were never given back");
+    }
+}

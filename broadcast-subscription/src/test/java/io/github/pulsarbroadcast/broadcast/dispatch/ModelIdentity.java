@@ -1,0 +1,93 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+
+/**
+ * A consumer name in {@link DispatchModel}'s reference: what its client was sent and acknowledged, as the client sees
+ * it, and whether the broker must still hold its position (connected, retained since it left, restored by a load).
+ *
+ * <p>Threading: single-threaded (the model test's thread).
+ */
+final class ModelIdentity {
+
+    private final ModelHarness world;
+    private final ModelLedger ledger;
+    final String name;
+    PositionImpl start;
+    PositionImpl cumAcked;
+    final Set<PositionImpl> acked = new HashSet<>();
+    long leftAtNanos = -1;
+    /** When its retained position expires (set when it leaves, is reset or is restored). */
+    long expiresAtNanos = -1;
+    boolean connected;
+    boolean dropped;
+    /** The initial position it last started afresh with (a client asks for the same one when it comes back). */
+    InitialPosition initial;
+    /**
+     * It had a position when the broker crashed, but the last save did not hold it (it joined after that save):
+     * when it comes back within the recovery window with the same initial position, it must start at or below
+     * what it acknowledged (duplicates, never loss).
+     */
+    boolean unsavedAtCrash;
+    /**
+     * Until when {@link #unsavedAtCrash} protects it: the recovery window of the load after the crash. A graceful
+     * move inside that window does not end it (the name is still in no save).
+     */
+    long protectedUntilNanos;
+    /**
+     * The position store's save count when this name last started afresh at a join, or -1 (it then holds a
+     * position that was saved, restored or reset). While no save followed it, the store may still hold this
+     * name's earlier position.
+     */
+    int freshAtSave = -1;
+
+    /** The name {@code name}, on the model's clock ({@code world}) and ledger. */
+    ModelIdentity(String name, ModelHarness world, ModelLedger ledger) {
+        this.name = name;
+        this.world = world;
+        this.ledger = ledger;
+    }
+
+    void startAt(PositionImpl position) {
+        freshAtSave = -1;
+        unsavedAtCrash = false;
+        start = position;
+        cumAcked = position;
+        acked.clear();
+        dropped = false;
+    }
+
+    boolean retained() {
+        return retainedFor(0);
+    }
+
+    /** Retained, with {@code slackMs} less retention (saved expiry times are wall-clock, in whole seconds). */
+    boolean retainedFor(long slackMs) {
+        return connected || (!dropped && leftAtNanos >= 0
+                && world.nowNanos < expiresAtNanos - slackMs * 1_000_000L);
+    }
+
+    /** An operator deleted everything up to {@code p}: it counts as acknowledged. */
+    void floorAt(PositionImpl p) {
+        if (cumAcked != null) {
+            ack(p, true);
+        }
+    }
+
+    void ack(PositionImpl p, boolean cumulative) {
+        if (cumulative) {
+            if (p.compareTo(cumAcked) > 0) {
+                cumAcked = p;
+            }
+        } else {
+            acked.add(p);
+        }
+        for (PositionImpl n = ledger.next(cumAcked); acked.remove(n); n = ledger.next(cumAcked)) {
+            cumAcked = n;
+        }
+        acked.removeIf(x -> x.compareTo(cumAcked) <= 0);
+    }
+}

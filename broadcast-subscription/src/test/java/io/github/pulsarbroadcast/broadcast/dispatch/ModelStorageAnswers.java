@@ -1,0 +1,79 @@
+package io.github.pulsarbroadcast.broadcast.dispatch;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.bookkeeper.mledger.Entry;
+import org.apache.bookkeeper.mledger.impl.PositionImpl;
+
+/**
+ * The answers {@link ModelLedger} owes its callers, queued and not run (the model test decides when storage
+ * answers), the replay answers held back as a slow read would hold them, and every entry buffer made for an answer
+ * (a leak once everything is closed, when one is still referenced).
+ *
+ * <p>Threading: single-threaded (the model test's thread).
+ */
+final class ModelStorageAnswers {
+
+    private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
+    private final ArrayDeque<Runnable> heldReplays = new ArrayDeque<>();
+    private final List<ByteBuf> created = new ArrayList<>();
+
+    /** Queues {@code answer} after the answers already queued. */
+    void add(Runnable answer) {
+        completions.add(answer);
+    }
+
+    /** Holds {@code answer} back until {@link #releaseHeld}. */
+    void hold(Runnable answer) {
+        heldReplays.add(answer);
+    }
+
+    /** Queues the held answers, in order, after the answers already queued. */
+    void releaseHeld() {
+        completions.addAll(heldReplays);
+        heldReplays.clear();
+    }
+
+    /** Runs one queued answer; false when there is none. */
+    boolean runOne() {
+        Runnable r = completions.poll();
+        if (r == null) {
+            return false;
+        }
+        r.run();
+        return true;
+    }
+
+    boolean isEmpty() {
+        return completions.isEmpty();
+    }
+
+    /** Drops the queued answers (not the held ones): the topic is loaded again. */
+    void clear() {
+        completions.clear();
+    }
+
+    /** The entries at {@code positions}, their buffers recorded. */
+    List<Entry> entries(List<PositionImpl> positions) {
+        List<Entry> out = new ArrayList<>();
+        for (PositionImpl p : positions) {
+            Entry e = TestEntries.entry(p.getLedgerId(), p.getEntryId(), 1);
+            created.add(e.getDataBuffer());
+            out.add(e);
+        }
+        return out;
+    }
+
+    /** Every entry buffer made for an answer that is still referenced. */
+    List<ByteBuf> unreleased() {
+        List<ByteBuf> out = new ArrayList<>();
+        for (ByteBuf b : created) {
+            if (b.refCnt() > 0) {
+                out.add(b);
+            }
+        }
+        return out;
+    }
+}
