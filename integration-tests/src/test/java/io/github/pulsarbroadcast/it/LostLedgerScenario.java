@@ -62,19 +62,28 @@ abstract class LostLedgerScenario extends BroadcastTestBase {
         assertEquals(values(received), lost.sent, "live");
         Map<Long, List<String>> byLedger = new LinkedHashMap<>();
         for (Message<String> m : received) {
-            long ledgerId = ((MessageIdImpl) m.getMessageId()).getLedgerId();
+            long ledgerId = ledgerOf(m);
             byLedger.computeIfAbsent(ledgerId, k -> new ArrayList<>()).add(m.getValue());
             lost.live.acknowledge(m);
         }
         lost.ledgerId = new ArrayList<>(byLedger.keySet()).get(1);
         lost.inLostLedger.addAll(byLedger.get(lost.ledgerId));
         assertEquals(lost.inLostLedger.size(), 5, "ledgers of 5 entries: " + byLedger);
-        cluster.broker().getBookKeeperClient().deleteLedger(lost.ledgerId);
+        lose(lost.ledgerId);
+        return lost;
+    }
+
+    /** Deletes the ledger from BookKeeper and has every bookie drop its entries: no handle can read it any more. */
+    void lose(long ledgerId) throws Exception {
+        cluster.broker().getBookKeeperClient().deleteLedger(ledgerId);
         for (BookieServer bookie : cluster.bookies()) {
             bookie.getBookie().getLedgerStorage().forceGC();
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> !onAnyBookie(lost.ledgerId));
-        return lost;
+        await().atMost(Duration.ofSeconds(30)).until(() -> !onAnyBookie(ledgerId));
+    }
+
+    static long ledgerOf(Message<String> message) {
+        return ((MessageIdImpl) message.getMessageId()).getLedgerId();
     }
 
     /**

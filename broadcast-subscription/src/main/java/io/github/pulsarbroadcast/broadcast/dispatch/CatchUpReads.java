@@ -95,11 +95,15 @@ final class CatchUpReads extends StorageReads {
         }
         int count = Math.min(fanOut.config.maxReadBatchSize(), wanted);
         // One ledger per read: a ledger that storage lost then fails only reads of its own entries, so a skip
-        // (autoSkipNonRecoverableData) never takes readable entries of the ledger before or after it along.
+        // (autoSkipNonRecoverableData) never takes readable entries of the ledger before or after it along. Only
+        // entries that were written: past the last one the ledger's next position is that position itself.
         TreeSet<PositionImpl> positions = new TreeSet<>();
-        for (PositionImpl p = first; positions.size() < count && p.compareTo(limit) < 0
+        PositionImpl written = fanOut.storage.lastConfirmed();
+        for (PositionImpl p = first; positions.size() < count && p.compareTo(limit) < 0 && p.compareTo(written) <= 0
                 && p.getLedgerId() == first.getLedgerId(); p = fanOut.storage.next(p)) {
-            positions.add(p);
+            if (!positions.add(p)) {
+                break; // a next position that did not move on (never below the last written entry): never spin
+            }
         }
         if (positions.isEmpty()) {
             // The window or the tail caught up with them meanwhile.
@@ -206,8 +210,10 @@ final class CatchUpReads extends StorageReads {
         long count = requestedCount;
         if (e instanceof LedgerNotExistException) {
             PositionImpl frontier = fanOut.tailFrontier();
+            PositionImpl written = fanOut.storage.lastConfirmed();
             for (PositionImpl p = fanOut.storage.next(upTo); p.getLedgerId() == upTo.getLedgerId()
-                    && p.compareTo(upTo) > 0 && p.compareTo(frontier) < 0; p = fanOut.storage.next(p)) {
+                    && p.compareTo(upTo) > 0 && p.compareTo(frontier) < 0 && p.compareTo(written) <= 0;
+                    p = fanOut.storage.next(p)) {
                 upTo = p;
                 count++;
             }

@@ -211,8 +211,17 @@ final class FanOut {
             return;
         }
         PositionImpl next = storage.normalize(bc.cursor.next());
+        PositionImpl frontier = tail.frontier();
+        int toFrontier = next.compareTo(frontier);
+        if (toFrontier < 0 && next.compareTo(storage.lastConfirmed()) > 0) {
+            // Nothing was written between: it waits for the next entry where the tail read does. (After a topic load
+            // the last ledger with entries is followed by an empty one; a tail read stepped over a lost last ledger
+            // stands in the empty one, the consumers that had everything just after the lost one's end. Regression,
+            // thirty-ninth session: a catch-up read of that position spun for ever on the dispatch thread.)
+            next = frontier;
+            toFrontier = 0;
+        }
         bc.cursor.advanceNextTo(next);
-        int toFrontier = next.compareTo(tail.frontier());
         if (toFrontier >= 0) {
             tail.await(bc, toFrontier > 0);
         } else if (window.covers(next)) {

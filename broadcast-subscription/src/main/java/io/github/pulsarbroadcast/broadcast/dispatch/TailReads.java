@@ -319,7 +319,10 @@ final class TailReads extends StorageReads {
      * (nothing is skipped for them). False when there is no next ledger: the read is retried.
      */
     private boolean stepOverLostEntries(ManagedLedgerException e) {
-        PositionImpl at = fanOut.storage.normalize(fanOut.storage.readPosition());
+        // The ledger of the read position as it is, the one the managed ledger tried to open (as stock's own skip
+        // takes it): normalized, the end of the last ledger with entries becomes the next ledger's start once an
+        // entry was written there, and the lost ledger was never left (regression, thirty-ninth session).
+        PositionImpl at = fanOut.storage.readPosition();
         PositionImpl next = fanOut.storage.firstOfNextLedger(at.getLedgerId());
         if (next == null) {
             return false;

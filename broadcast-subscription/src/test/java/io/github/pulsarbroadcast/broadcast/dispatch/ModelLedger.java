@@ -70,6 +70,11 @@ final class ModelLedger implements SubscriptionStorage {
 
     // ----- what the model does to it -----
 
+    /** A time-based rollover: a new, empty ledger after the open one, with no entry written. */
+    void rollOver() {
+        layout.openNewLedger(false);
+    }
+
     /** Appends one entry (rolling over first when the open ledger is full; {@code skipLedger} leaves a gap). */
     PositionImpl publish(boolean skipLedger) {
         PositionImpl published = layout.append(skipLedger);
@@ -119,8 +124,12 @@ final class ModelLedger implements SubscriptionStorage {
         readPosition = next(to);
     }
 
-    /** The topic is loaded again: the cursor reads from its mark-delete position. */
+    /**
+     * The topic is loaded again: empty ledgers are dropped and a new one is opened (since the thirty-ninth session;
+     * before, the model's last ledger stayed the open one), and the cursor reads from its mark-delete position.
+     */
     void reload() {
+        layout.openNewLedger(true);
         readPosition = next(markDeleted);
         waitingRead = null;
         onWaitingList = false;
@@ -195,6 +204,11 @@ final class ModelLedger implements SubscriptionStorage {
         if (waitingRead != null) {
             throw new IllegalStateException("a second tail read while one waits");
         }
+        if (opensLostLedger()) {
+            answers.add(() -> callback.readEntriesFailed(
+                    new ManagedLedgerException.LedgerNotExistException("No such ledger exists"), ctx));
+            return;
+        }
         PositionImpl start = layout.tailReadStart(readPosition);
         List<PositionImpl> positions = new ArrayList<>();
         for (PositionImpl p = start; positions.size() < maxEntries && exists(p); p = next(p)) {
@@ -241,6 +255,17 @@ final class ModelLedger implements SubscriptionStorage {
         waitingMax = maxEntries;
         waitingCtx = ctx;
         onWaitingList = true;
+    }
+
+    /**
+     * As {@code ManagedLedgerImpl.asyncReadEntries}: a read with entries to read (the read position at or before the
+     * last confirmed entry) opens the ledger of its read position unless it is the one being written, even where the
+     * position is past that ledger's end; a lost ledger then fails the read before any entry is looked at.
+     */
+    private boolean opensLostLedger() {
+        Long opened = layout.ledgerReadAt(readPosition);
+        return opened != null && opened != layout.currentLedger() && lostLedgers.contains(opened)
+                && readPosition.compareTo(lastConfirmed()) <= 0;
     }
 
     private boolean isLost(PositionImpl p) {

@@ -112,6 +112,28 @@ final class ModelLedgerLayout {
         return start;
     }
 
+    /**
+     * A new, empty ledger after the last (a topic load, which first drops the empty ledgers, as
+     * {@code ManagedLedgerImpl.initialize}; or a time-based rollover, with {@code dropEmpty} false): the last
+     * confirmed entry stays in the last ledger with entries, and the next append goes to the new one.
+     */
+    void openNewLedger(boolean dropEmpty) {
+        long id = ledgers.lastKey() + 1;
+        if (dropEmpty) {
+            ledgers.values().removeIf(n -> n == 0);
+        }
+        ledgers.put(id, 0);
+    }
+
+    /** The ledger a read at {@code p} opens (its own, or the next one when it is gone); null past the last. */
+    Long ledgerReadAt(PositionImpl p) {
+        return ledgers.ceilingKey(p.getLedgerId());
+    }
+
+    long currentLedger() {
+        return ledgers.lastKey();
+    }
+
     PositionImpl firstOfNextLedger(long ledgerId) {
         Long next = ledgers.ceilingKey(ledgerId + 1);
         return next == null ? null : PositionImpl.get(next, 0);

@@ -169,6 +169,61 @@ public class UnreadableEntriesTest {
         assertEquals(early, expected, "everything, in order, once storage serves it again");
     }
 
+    /**
+     * The lost ledger is the last with entries and an empty one follows it (a time-based rollover, or any topic
+     * load): the position after its last entry, where a consumer that had everything stands, is valid and its next
+     * position is itself. The late consumer's tail read at (4,0) steps over ledger 4 (the read position is then in
+     * the empty ledger 5); "live", joining at (4,1), gets what is published later, and "late" waits for (4,0). Regressions (thirty-ninth session, found by a review): the
+     * catch-up read of (4,0) took (4,1) along and its loop never ended (the test timed out); without it, the first
+     * new entry made the tail read fail at (4,1) and the step looked for a ledger after ledger 5, so nobody got it.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aLostLastLedgerFollowedByAnEmptyOneNeitherSpinsNorHoldsTheOthers() throws Exception {
+        List<PositionImpl> early = new ArrayList<>();
+        BroadcastConsumer late = engine.join(1, "late", ModelHarness.recording(early), InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(late, 5);
+        settle();
+        List<PositionImpl> expected = publish(6);
+        assertEquals(early, expected.subList(0, 5), "late took ledger 3");
+        ledger.rollOver();
+        ledger.lostLedgers.add(4L);
+        engine.flow(late, 1000);
+        settle();
+        assertEquals(engine.counters().readFailures(), 2, "the tail read at (4,0), which stepped over ledger 4, and"
+                + " late's catch-up read of (4,0)");
+        joinWithPermits(2, "live", received, InitialPosition.Latest);
+        List<PositionImpl> later = publish(3);
+        world.advance(60_000);
+        settle();
+        assertEquals(received, later, "live, past the lost ledger");
+        assertEquals(early, expected.subList(0, 5), "late waits for (4,0)");
+        assertEquals(engine.counters().entriesSkippedUnreadable(), 0);
+        ledger.lostLedgers.clear(); // the bookies come back
+        world.advance(60_000);
+        settle();
+        expected.addAll(later);
+        assertEquals(early, expected, "everything, in order, once storage serves it again");
+    }
+
+    /**
+     * The same layout with one consumer that had everything: the first new entry makes the tail read at (4,1) open
+     * the lost ledger 4, and the read goes on in ledger 5. Regression (thirty-ninth session): the step took the read
+     * position normalized, (5,0) once an entry was written there, looked for a ledger after ledger 5, found none and
+     * retried for ever ({@code BroadcastLostLastLedgerTest} on a real broker: "live got 0 of 3").
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aLostLastLedgerThatTheConsumersHadDoesNotHoldTheNewEntries() throws Exception {
+        joinWithPermits(1, "live", received, InitialPosition.Earliest);
+        List<PositionImpl> expected = publish(6);
+        ledger.rollOver();
+        ledger.lostLedgers.add(4L);
+        expected.addAll(publish(3));
+        world.advance(60_000);
+        settle();
+        assertEquals(received, expected, "the six, then the new ones in ledger 5");
+    }
+
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
     private BroadcastConsumer publishWhileOneConsumerHasNoPermits() throws Exception {
         ModelHarness.Connection recording = ModelHarness.recording(received);
