@@ -26,10 +26,13 @@ import org.testng.annotations.Test;
  * stays listed, as after any load or time-based rollover without writes.
  *
  * <p>Regressions (thirty-ninth session, found by a review): with a consumer waiting in the lost ledger, the tail read
- * stepped over it into the empty ledger and the consumers past its end were sent to a catch-up read of that position,
- * whose loop never ended: the subscription's dispatch thread spun for ever (the next subscribe timed out). With every
- * consumer past the lost ledger, the first new message made the tail read fail there and the step looked for a ledger
- * after the new one: it was retried for ever and nobody got anything more.
+ * stepped over it into the empty ledger and the catch-up read from inside the lost ledger took the position past its
+ * end, whose next position is itself, so its loop could not end while the read wanted more entries than the ledger
+ * had left: here the first test's broker logged a 536-ms dispatch task before the fix and the test passed (the read
+ * wanted no more than two); a unit test pins the loop
+ * ({@code UnreadableEntriesTest.aLostLastLedgerFollowedByAnEmptyOneNeitherSpinsNorHoldsTheOthers}). With every consumer past the lost ledger, the first new message made the tail read fail there and the
+ * step looked for a ledger after the new one: it was retried for ever and nobody got anything more (the second test:
+ * "live got 0 of 3" before the fix).
  *
  * <p>Threading: TestNG's test thread only.
  */
