@@ -1,18 +1,22 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.LedgerNotExistException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.NonRecoverableLedgerException;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.client.impl.Backoff;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * ledger. Reads go through the broker's entry cache. A failed read is retried with back-off (100 ms doubling to one
  * minute); one that storage can never serve ({@code NonRecoverableLedgerException}) is skipped, with an error log,
  * when the broker sets {@code autoSkipNonRecoverableData}, as stock dispatchers do: the read's own range, or the rest
- * of a ledger that does not exist any more.
+ * of a ledger that does not exist any more. Without it, that ledger is set aside until its own retry (same back-off)
+ * and the consumers beyond it are read meanwhile: those waiting for it hold no one else.
  *
  * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
  * on storage threads and only post back.
@@ -42,6 +47,13 @@ final class CatchUpReads extends StorageReads {
     private PositionImpl requestedFrom;
     private PositionImpl requestedUpTo;
     private int requestedCount;
+    /**
+     * Ledgers storage cannot serve (a read failed as non-recoverable, and nothing is skipped), each with the back-off
+     * of its own retries (100 ms doubling to one minute), until a read of it succeeds; a few at most (lost ledgers).
+     */
+    private final Map<Long, Backoff> unreadable = new HashMap<>();
+    /** Those of {@link #unreadable} waiting for their retry: reads serve the consumers beyond them meanwhile. */
+    private final Set<Long> setAside = new HashSet<>();
 
     CatchUpReads(FanOut fanOut) {
         super(fanOut);
@@ -70,6 +82,8 @@ final class CatchUpReads extends StorageReads {
 
     void clear() {
         catchingUp.clear();
+        unreadable.clear();
+        setAside.clear();
     }
 
     /** The cursor was reset: the answer of a read in flight is thrown away and the read made again. */
@@ -79,10 +93,10 @@ final class CatchUpReads extends StorageReads {
 
     @Override
     void read() {
-        if (!mayRead() || catchingUp.isEmpty()) {
+        PositionImpl first = mayRead() ? firstToRead() : null;
+        if (first == null) {
             return;
         }
-        PositionImpl first = catchingUp.firstKey();
         // Read up to the window if the window holds what follows, else up to the tail (the window may have a gap
         // after the cursor was moved forward).
         EntryWindow window = fanOut.window;
@@ -128,6 +142,15 @@ final class CatchUpReads extends StorageReads {
         }
     }
 
+    /** The lowest waiting position outside the ledgers set aside; null when there is none. */
+    private PositionImpl firstToRead() {
+        PositionImpl first = catchingUp.isEmpty() ? null : catchingUp.firstKey();
+        while (first != null && setAside.contains(first.getLedgerId())) {
+            first = catchingUp.higherKey(PositionImpl.get(first.getLedgerId(), Long.MAX_VALUE));
+        }
+        return first;
+    }
+
     /** Removes and returns the consumers waiting at positions in [from, to], leaving their state to the caller. */
     private List<BroadcastConsumer> takeRange(PositionImpl from, PositionImpl to) {
         Map<PositionImpl, List<BroadcastConsumer>> covered = catchingUp.subMap(from, true, to, true);
@@ -153,6 +176,7 @@ final class CatchUpReads extends StorageReads {
             return;
         }
         succeeded();
+        unreadable.remove(requestedFrom.getLedgerId()); // storage serves it (again)
         PositionImpl upTo = requestedUpTo;
         EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(upTo));
         countRead(batch);
@@ -195,9 +219,29 @@ final class CatchUpReads extends StorageReads {
         }
         if (e instanceof NonRecoverableLedgerException && fanOut.storage.skipNonRecoverableData()) {
             skipUnreadable(e);
-            return;
+        } else if (e instanceof NonRecoverableLedgerException) {
+            setAsideUnreadable(e);
+        } else {
+            retryLater("Catch-up", e);
         }
-        retryLater("Catch-up", e);
+    }
+
+    /**
+     * Storage can never serve the failed read's ledger and nothing is skipped (the stock default): its consumers wait
+     * for it, read again after a back-off of their own, while the consumers beyond it are read now. Regression
+     * (thirty-ninth session, found by a review): reads always started at the lowest position, so one consumer waiting
+     * for a lost ledger held every consumer behind the window, however far past it.
+     */
+    private void setAsideUnreadable(ManagedLedgerException e) {
+        long ledgerId = requestedFrom.getLedgerId();
+        Backoff backoff = unreadable.computeIfAbsent(ledgerId, id -> new Backoff(100, TimeUnit.MILLISECONDS, 1,
+                TimeUnit.MINUTES, 0, TimeUnit.MILLISECONDS));
+        setAside.add(ledgerId);
+        afterBackoff("Catch-up", e, backoff, () -> {
+            setAside.remove(ledgerId);
+            read();
+        });
+        read();
     }
 
     /**

@@ -49,13 +49,18 @@ abstract class StorageReads implements ReadEntriesCallback {
 
     /** Logs and counts a failed read, and reads again after the back-off. */
     final void retryLater(String kind, ManagedLedgerException e) {
-        long delay = backoff.next();
-        fanOut.countReadFailure(kind, e, delay);
         retryScheduled = true;
-        fanOut.owner.schedule(() -> {
+        afterBackoff(kind, e, backoff, () -> {
             retryScheduled = false;
             read();
-        }, delay);
+        });
+    }
+
+    /** Logs and counts a failed read, and runs {@code then} after {@code backoff}'s next delay (other reads go on). */
+    final void afterBackoff(String kind, ManagedLedgerException e, Backoff backoff, Runnable then) {
+        long delay = backoff.next();
+        fanOut.countReadFailure(kind, e, delay);
+        fanOut.owner.schedule(then, delay);
     }
 
     /**

@@ -224,6 +224,39 @@ public class UnreadableEntriesTest {
         assertEquals(received, expected, "the six, then the new ones in ledger 5");
     }
 
+    /**
+     * A consumer waiting for the lost ledger 4 in a catch-up read (the stock default: nothing skipped) holds no other
+     * consumer behind the window: "live", rewound to (5,1) by a redelivery, is read from storage meanwhile.
+     * Regression (thirty-ninth session, found by a review): catch-up reads always started at the lowest waiting
+     * position, so every consumer behind the window waited for the lost ledger too ("live" got nothing again).
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aConsumerWaitingForALostLedgerHoldsNoOtherCatchingUp() throws Exception {
+        List<PositionImpl> lateGot = new ArrayList<>();
+        BroadcastConsumer late = engine.join(1, "late", ModelHarness.recording(lateGot), InitialPosition.Earliest, 0);
+        BroadcastConsumer live = engine.join(2, "live", ModelHarness.recording(received), InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(live, 1000);
+        settle();
+        List<PositionImpl> all = publish(30);
+        loseLedger4();
+        engine.flow(late, 1000);
+        settle();
+        assertEquals(lateGot, all.subList(0, 5), "late: ledger 3, then it waits for ledger 4");
+        engine.acknowledge(live, 5, 0, true);
+        received.clear();
+        engine.redeliver(live, 1);
+        settle();
+        world.advance(1_000);
+        settle();
+        assertEquals(received, all.subList(all.indexOf(PositionImpl.get(5, 1)), 30), "live, again from (5,1)");
+        assertEquals(lateGot, all.subList(0, 5), "late still waits");
+        ledger.unreadable.clear(); // the bookies come back
+        world.advance(60_000);
+        settle();
+        assertEquals(lateGot, all, "late: everything, in order, once storage serves it again");
+    }
+
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
     private BroadcastConsumer publishWhileOneConsumerHasNoPermits() throws Exception {
         ModelHarness.Connection recording = ModelHarness.recording(received);
