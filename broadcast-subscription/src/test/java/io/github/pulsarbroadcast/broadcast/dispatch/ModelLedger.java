@@ -57,6 +57,8 @@ final class ModelLedger implements SubscriptionStorage {
     final Set<PositionImpl> unreadable = new HashSet<>();
     /** Ledgers whose reads fail as a ledger that does not exist any more (its metadata is gone too). */
     final Set<Long> lostLedgers = new HashSet<>();
+    /** Ledgers the managed cursor skipped (stock's skip marks their entries deleted: replays skip them). */
+    private final Set<Long> skippedLedgers = new HashSet<>();
     /** Replays answered with a failure. */
     int failedReplays;
     /** While set, replay answers are held back until {@link #releaseHeldReplays} (a slow read). */
@@ -204,9 +206,10 @@ final class ModelLedger implements SubscriptionStorage {
         if (waitingRead != null) {
             throw new IllegalStateException("a second tail read while one waits");
         }
-        if (opensLostLedger()) {
-            answers.add(() -> callback.readEntriesFailed(
-                    new ManagedLedgerException.LedgerNotExistException("No such ledger exists"), ctx));
+        if (layout.readOpensOneOf(lostLedgers, readPosition)) {
+            failOrSkip(layout.ledgerReadAt(readPosition),
+                    new ManagedLedgerException.LedgerNotExistException("No such ledger exists"), maxEntries, callback,
+                    ctx);
             return;
         }
         PositionImpl start = layout.tailReadStart(readPosition);
@@ -233,8 +236,8 @@ final class ModelLedger implements SubscriptionStorage {
             readable++;
         }
         if (readable == 0) {
-            answers.add(() -> callback.readEntriesFailed(
-                    new ManagedLedgerException.NonRecoverableLedgerException("No such entry"), ctx));
+            failOrSkip(start.getLedgerId(), new ManagedLedgerException.NonRecoverableLedgerException("No such entry"),
+                    maxEntries, callback, ctx);
             return;
         }
         positions.subList(readable, positions.size()).clear();
@@ -249,23 +252,32 @@ final class ModelLedger implements SubscriptionStorage {
         answers.add(() -> callback.readEntriesComplete(answers.entries(positions), ctx));
     }
 
+    /**
+     * A tail read that storage can never serve: as {@code OpReadEntry.readEntriesFailed}, with
+     * {@code autoSkipNonRecoverableData} the managed cursor itself moves its read position to the next ledger and
+     * reads on from there, its entries deleted for every cursor (the dispatcher never sees the failure, and nothing
+     * counts the entries skipped; since the thirty-ninth session: before, this model failed the read in both cases);
+     * without it, or with no next ledger,
+     * the read fails. {@code ledgerId}: the ledger the read opened.
+     */
+    private void failOrSkip(long ledgerId, ManagedLedgerException e, int maxEntries, ReadEntriesCallback callback,
+                            Object ctx) {
+        PositionImpl next = skipNonRecoverable ? layout.firstOfNextLedger(ledgerId) : null;
+        if (next == null) {
+            answers.add(() -> callback.readEntriesFailed(e, ctx));
+            return;
+        }
+        skippedLedgers.add(ledgerId); // as ManagedLedgerImpl.skipNonRecoverableLedger, for every cursor
+        readPosition = next;
+        readTail(maxEntries, Long.MAX_VALUE, callback, ctx);
+    }
+
     /** The read waits for entries, registered on the ledger's waiting list (a publish wakes it). */
     private void waitForEntries(int maxEntries, ReadEntriesCallback callback, Object ctx) {
         waitingRead = callback;
         waitingMax = maxEntries;
         waitingCtx = ctx;
         onWaitingList = true;
-    }
-
-    /**
-     * As {@code ManagedLedgerImpl.asyncReadEntries}: a read with entries to read (the read position at or before the
-     * last confirmed entry) opens the ledger of its read position unless it is the one being written, even where the
-     * position is past that ledger's end; a lost ledger then fails the read before any entry is looked at.
-     */
-    private boolean opensLostLedger() {
-        Long opened = layout.ledgerReadAt(readPosition);
-        return opened != null && opened != layout.currentLedger() && lostLedgers.contains(opened)
-                && readPosition.compareTo(lastConfirmed()) <= 0;
     }
 
     private boolean isLost(PositionImpl p) {
@@ -339,7 +351,7 @@ final class ModelLedger implements SubscriptionStorage {
         List<PositionImpl> toRead = new ArrayList<>();
         boolean missing = false;
         for (PositionImpl p : positions) {
-            if (p.compareTo(markDeleted) <= 0) {
+            if (p.compareTo(markDeleted) <= 0 || skippedLedgers.contains(p.getLedgerId())) {
                 skipped.add(p);
             } else {
                 missing |= !exists(p);

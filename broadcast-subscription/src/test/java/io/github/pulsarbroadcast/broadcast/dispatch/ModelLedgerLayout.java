@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
@@ -130,8 +131,16 @@ final class ModelLedgerLayout {
         return ledgers.ceilingKey(p.getLedgerId());
     }
 
-    long currentLedger() {
-        return ledgers.lastKey();
+    /**
+     * As {@code ManagedLedgerImpl.asyncReadEntries}: a read with entries to read (the read position at or before the
+     * last confirmed entry) opens the ledger of its read position unless it is the one being written, even where the
+     * position is past that ledger's end: whether that ledger is one of {@code lost}, which fails the read before any
+     * entry is looked at.
+     */
+    boolean readOpensOneOf(Set<Long> lost, PositionImpl readPosition) {
+        Long opened = ledgerReadAt(readPosition);
+        return opened != null && !opened.equals(ledgers.lastKey()) && lost.contains(opened)
+                && readPosition.compareTo(lastConfirmed()) <= 0;
     }
 
     PositionImpl firstOfNextLedger(long ledgerId) {

@@ -257,6 +257,27 @@ public class UnreadableEntriesTest {
         assertEquals(lateGot, all, "late: everything, in order, once storage serves it again");
     }
 
+    /**
+     * With {@code autoSkipNonRecoverableData} a lost ledger that the tail read meets is skipped by the managed cursor
+     * itself (as {@code BroadcastLostLedgerSkipTest} shows on a real broker): the consumer gets ledgers 3 and 5, no
+     * read fails and the plugin counts nothing. (Until the thirty-ninth session the model failed that read, and the
+     * plugin's own step and catch-up skip ran instead, which a real broker never does.)
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void withAutoSkipTheManagedCursorSkipsALostLedgerThatTheTailReadMeets() throws Exception {
+        ledger.skipNonRecoverable = true;
+        List<PositionImpl> published = publish(15);
+        ledger.lostLedgers.add(4L);
+        joinWithPermits(1, "car", received, InitialPosition.Earliest);
+        world.advance(60_000);
+        settle();
+        List<PositionImpl> expected = new ArrayList<>(published);
+        expected.removeIf(p -> p.getLedgerId() == 4);
+        assertEquals(received, expected, "ledgers 3 and 5");
+        assertEquals(engine.counters().readFailures(), 0, "the managed cursor skipped it");
+        assertEquals(engine.counters().entriesSkippedUnreadable(), 0, "not counted by the plugin");
+    }
+
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
     private BroadcastConsumer publishWhileOneConsumerHasNoPermits() throws Exception {
         ModelHarness.Connection recording = ModelHarness.recording(received);
