@@ -210,10 +210,14 @@ final class FanOut {
             bc.state = BroadcastConsumer.State.IDLE;
             return;
         }
+        // The last written entry read before the normalization (it only moves on): read after it, a write in between
+        // could leave a position past the old last entry (it names none) looking written (regression, thirty-ninth
+        // session's second review: such a consumer then waited in a catch-up read that could never succeed).
+        PositionImpl written = storage.lastConfirmed();
         PositionImpl next = storage.normalize(bc.cursor.next());
         PositionImpl frontier = tail.frontier();
         int toFrontier = next.compareTo(frontier);
-        if (toFrontier < 0 && next.compareTo(storage.lastConfirmed()) > 0) {
+        if (toFrontier < 0 && next.compareTo(written) > 0) {
             // Nothing was written between: it waits for the next entry where the tail read does. (After a topic load
             // the last ledger with entries is followed by an empty one; a tail read stepped over a lost last ledger
             // stands in the empty one, the consumers that had everything just after the lost one's end. Regression,

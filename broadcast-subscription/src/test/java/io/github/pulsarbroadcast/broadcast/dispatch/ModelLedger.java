@@ -46,6 +46,8 @@ final class ModelLedger implements SubscriptionStorage {
     private boolean terminated;
     /** Runs once, on the next read of the mark-delete position, after the read (a race placed deterministically). */
     Runnable onNextMarkDeletedRead;
+    /** Runs once, in the next normalization, after its result is computed (a race placed deterministically). */
+    Runnable onNextNormalize;
     boolean skipNonRecoverable;
     /**
      * How many of the next replays and tail reads throw instead of calling back (as stock's replay threw a
@@ -187,7 +189,13 @@ final class ModelLedger implements SubscriptionStorage {
 
     @Override
     public PositionImpl normalize(PositionImpl position) {
-        return layout.normalize(position);
+        PositionImpl normalized = layout.normalize(position);
+        Runnable race = onNextNormalize;
+        onNextNormalize = null;
+        if (race != null) {
+            race.run();
+        }
+        return normalized;
     }
 
     @Override

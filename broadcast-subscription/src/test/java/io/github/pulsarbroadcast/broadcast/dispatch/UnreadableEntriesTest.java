@@ -207,6 +207,36 @@ public class UnreadableEntriesTest {
     }
 
     /**
+     * The same layout; "live", idle at (4,1) past the lost ledger's end, gets permits while the first entry of ledger 5
+     * is written between the normalization of its position and the placement's look at the last written entry.
+     * Regression (thirty-ninth session, second review): (4,1) then looked written and "live" waited in a catch-up read
+     * of (4,1), which can never succeed, instead of at the tail.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aWriteDuringThePlacementPastALostLastLedgerDoesNotStrandTheConsumer() throws Exception {
+        List<PositionImpl> early = new ArrayList<>();
+        BroadcastConsumer late = engine.join(1, "late", ModelHarness.recording(early), InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(late, 5);
+        settle();
+        publish(6);
+        ledger.rollOver();
+        ledger.lostLedgers.add(4L);
+        engine.flow(late, 1000); // the tail read at (4,0) steps over ledger 4: it reads from (5,0) now
+        settle();
+        BroadcastConsumer live = engine.join(2, "live", ModelHarness.recording(received), InitialPosition.Latest, 0);
+        settle();
+        List<PositionImpl> later = new ArrayList<>();
+        ledger.onNextNormalize = () -> later.add(ledger.publish(false));
+        engine.flow(live, 1000);
+        settle();
+        later.addAll(publish(2));
+        world.advance(60_000);
+        settle();
+        assertEquals(received, later, "live, at the tail");
+    }
+
+    /**
      * The same layout with one consumer that had everything: the first new entry makes the tail read at (4,1) open
      * the lost ledger 4, and the read goes on in ledger 5. Regression (thirty-ninth session): the step took the read
      * position normalized, (5,0) once an entry was written there, looked for a ledger after ledger 5, found none and
