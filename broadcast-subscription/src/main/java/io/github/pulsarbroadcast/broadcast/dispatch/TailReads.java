@@ -121,8 +121,8 @@ final class TailReads extends StorageReads {
         }
         if (lowest != null && (lowest.getLedgerId() != at.getLedgerId()
                 || lowest.getEntryId() - at.getEntryId() > fanOut.config.windowMaxEntries())) {
-            log.info("{} The tail read starts at {}, where the first of the consumers waiting at the tail is, instead of"
-                    + " {}: no consumer waiting there needs what lies between", fanOut.name, lowest, at);
+            log.info("{} The tail read starts at {}, where the first of the consumers waiting at the tail is, instead"
+                    + " of {}: no consumer waiting there needs what lies between", fanOut.name, lowest, at);
             fanOut.storage.seekTail(lowest);
             frontier = null;
         }

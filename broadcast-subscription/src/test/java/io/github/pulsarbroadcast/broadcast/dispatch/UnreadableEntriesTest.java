@@ -173,23 +173,15 @@ public class UnreadableEntriesTest {
      * The lost ledger is the last with entries and an empty one follows it (a time-based rollover, or any topic
      * load): the position after its last entry, where a consumer that had everything stands, is valid and its next
      * position is itself. The late consumer's tail read at (4,0) steps over ledger 4 (the read position is then in
-     * the empty ledger 5); "live", joining at (4,1), gets what is published later, and "late" waits for (4,0). Regressions (thirty-ninth session, found by a review): the
-     * catch-up read of (4,0) took (4,1) along and its loop never ended (the test timed out); without it, the first
-     * new entry made the tail read fail at (4,1) and the step looked for a ledger after ledger 5, so nobody got it.
+     * the empty ledger 5); "live", joining at (4,1), gets what is published later, and "late" waits for (4,0).
+     * Regressions (thirty-ninth session, found by a review): the catch-up read of (4,0) took (4,1) along and its loop
+     * never ended (the test timed out); with the loop bounded, "live" was sent to the same read of (4,1) and got
+     * nothing.
      */
     @Test(groups = "unit", timeOut = 10_000)
     public void aLostLastLedgerFollowedByAnEmptyOneNeitherSpinsNorHoldsTheOthers() throws Exception {
         List<PositionImpl> early = new ArrayList<>();
-        BroadcastConsumer late = engine.join(1, "late", ModelHarness.recording(early), InitialPosition.Earliest, 0);
-        settle();
-        engine.flow(late, 5);
-        settle();
-        List<PositionImpl> expected = publish(6);
-        assertEquals(early, expected.subList(0, 5), "late took ledger 3");
-        ledger.rollOver();
-        ledger.lostLedgers.add(4L);
-        engine.flow(late, 1000);
-        settle();
+        List<PositionImpl> expected = loseTheLastLedgerUnderLate(early);
         assertEquals(engine.counters().readFailures(), 2, "the tail read at (4,0), which stepped over ledger 4, and"
                 + " late's catch-up read of (4,0)");
         joinWithPermits(2, "live", received, InitialPosition.Latest);
@@ -214,16 +206,7 @@ public class UnreadableEntriesTest {
      */
     @Test(groups = "unit", timeOut = 10_000)
     public void aWriteDuringThePlacementPastALostLastLedgerDoesNotStrandTheConsumer() throws Exception {
-        List<PositionImpl> early = new ArrayList<>();
-        BroadcastConsumer late = engine.join(1, "late", ModelHarness.recording(early), InitialPosition.Earliest, 0);
-        settle();
-        engine.flow(late, 5);
-        settle();
-        publish(6);
-        ledger.rollOver();
-        ledger.lostLedgers.add(4L);
-        engine.flow(late, 1000); // the tail read at (4,0) steps over ledger 4: it reads from (5,0) now
-        settle();
+        loseTheLastLedgerUnderLate(new ArrayList<>()); // the tail read reads from (5,0) now
         BroadcastConsumer live = engine.join(2, "live", ModelHarness.recording(received), InitialPosition.Latest, 0);
         settle();
         List<PositionImpl> later = new ArrayList<>();
@@ -306,6 +289,25 @@ public class UnreadableEntriesTest {
         assertEquals(received, expected, "ledgers 3 and 5");
         assertEquals(engine.counters().readFailures(), 0, "the managed cursor skipped it");
         assertEquals(engine.counters().entriesSkippedUnreadable(), 0, "not counted by the plugin");
+    }
+
+    /**
+     * "late" takes ledger 3 of six entries (ledger 4 holds the sixth), an empty ledger 5 follows (a rollover), ledger 4
+     * is lost, and "late" gets permits: its tail read at (4,0) steps over ledger 4, its catch-up read waits for it.
+     * Returns the six positions published; {@code early} records what "late" is sent.
+     */
+    private List<PositionImpl> loseTheLastLedgerUnderLate(List<PositionImpl> early) throws Exception {
+        BroadcastConsumer late = engine.join(1, "late", ModelHarness.recording(early), InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(late, 5);
+        settle();
+        List<PositionImpl> published = publish(6);
+        assertEquals(early, published.subList(0, 5), "late took ledger 3");
+        ledger.rollOver();
+        ledger.lostLedgers.add(4L);
+        engine.flow(late, 1000);
+        settle();
+        return published;
     }
 
     /** Joins a consumer with no permits and one that takes everything, publishes 30 entries; ledger 4 becomes lost. */
