@@ -40,9 +40,9 @@ public class BroadcastAckOnExecutorTest extends BroadcastAckTest {
      * Three consumers on one connection acknowledge 500 messages each, one ack command per message, without waiting:
      * far more than {@value #PENDING_ACKS} wait for the executor at once, so the connection's reads stop and start
      * again many times; every ack is applied (the subscription's cursor reaches the last message). A gate that did not
-     * resume the reads would leave the acks behind it unread. The broker's {@code pulsar_broadcast_ack_read_pauses_total}
-     * counts the pauses: none would mean the acks did not go through the executor and its gate at all (as with the
-     * key ignored), and the test above would prove nothing about them.
+     * resume the reads would leave the acks behind it unread. The broker's
+     * {@code pulsar_broadcast_ack_read_pauses_total} counts the pauses: none would mean the acks did not go through the
+     * executor and its gate at all (as with the key ignored), and the test above would prove nothing about them.
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void aFloodOfAcksThroughASmallGateLosesNone() throws Exception {

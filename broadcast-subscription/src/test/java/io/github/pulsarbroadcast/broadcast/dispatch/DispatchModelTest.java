@@ -48,8 +48,8 @@ public class DispatchModelTest {
      * start as its join floor, not the tail: a consumer that joined in the window (below the tail) and was missing
      * from that save came back after a crash at the tail, past what it had acknowledged (RecoveryWindow.joinFloor).
      * 20261183784282 (the default set): the reset's own save must be captured after its recovery window opened (the
-     * order SubscriptionEngine.cursorReset had before the join floor); otherwise it records the tail as the floor, and a
-     * consumer that joined at the reset position came back after a crash at the tail.
+     * order SubscriptionEngine.cursorReset had before the join floor); otherwise it records the tail as the floor, and
+     * a consumer that joined at the reset position came back after a crash at the tail.
      * 20261183783384 and 20261183786380 (retention 180 s) (the default set): a consumer joined after the last save,
      * the broker crashed, and the new owner's topic moved gracefully inside the recovery window: its save on close
      * carried nothing of the window, the next owner opened none, and the consumer came back at the tail, past what it
