@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.Entry;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.ManagedLedgerException.LedgerNotExistException;
@@ -234,8 +233,7 @@ final class CatchUpReads extends StorageReads {
      */
     private void setAsideUnreadable(ManagedLedgerException e) {
         long ledgerId = requestedFrom.getLedgerId();
-        Backoff backoff = unreadable.computeIfAbsent(ledgerId, id -> new Backoff(100, TimeUnit.MILLISECONDS, 1,
-                TimeUnit.MINUTES, 0, TimeUnit.MILLISECONDS));
+        Backoff backoff = unreadable.computeIfAbsent(ledgerId, id -> newBackoff());
         setAside.add(ledgerId);
         afterBackoff("Catch-up", e, backoff, () -> {
             setAside.remove(ledgerId);

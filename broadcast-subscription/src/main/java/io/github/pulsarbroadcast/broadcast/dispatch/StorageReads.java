@@ -21,11 +21,15 @@ abstract class StorageReads implements ReadEntriesCallback {
     /** A read is in flight. */
     boolean pending;
     private boolean retryScheduled;
-    private final Backoff backoff = new Backoff(100, TimeUnit.MILLISECONDS, 1, TimeUnit.MINUTES, 0,
-            TimeUnit.MILLISECONDS);
+    private final Backoff backoff = newBackoff();
 
     StorageReads(FanOut fanOut) {
         this.fanOut = fanOut;
+    }
+
+    /** The back-off of failed reads: 100 ms doubling to one minute, as stock dispatchers'. */
+    static Backoff newBackoff() {
+        return new Backoff(100, TimeUnit.MILLISECONDS, 1, TimeUnit.MINUTES, 0, TimeUnit.MILLISECONDS);
     }
 
     /** Whether a new read may start now (none in flight, none waiting for its retry, not closed). */

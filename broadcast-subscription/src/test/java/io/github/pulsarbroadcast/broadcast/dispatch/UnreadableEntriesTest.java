@@ -100,10 +100,7 @@ public class UnreadableEntriesTest {
         assertEquals(engine.counters().entriesSkippedUnreadable(), 0);
         long failures = engine.counters().readFailures();
         assertTrue(failures >= 5 && failures <= 11, "one read failure per retry: " + failures);
-        ledger.unreadable.clear(); // the bookies come back
-        world.advance(60_000);
-        settle();
-        assertEquals(received, expected, "everything, in order, once storage serves it again");
+        assertOnceStorageServesAgain(received, expected, "everything");
     }
 
     /**
@@ -162,11 +159,8 @@ public class UnreadableEntriesTest {
         List<PositionImpl> expected = all();
         assertEquals(early, expected.subList(0, 5), "ledger 3, then it waits for ledger 4");
         assertEquals(engine.counters().entriesSkippedUnreadable(), 0);
-        ledger.unreadable.clear(); // the bookies come back
-        world.advance(60_000);
-        settle();
         expected.addAll(later);
-        assertEquals(early, expected, "everything, in order, once storage serves it again");
+        assertOnceStorageServesAgain(early, expected, "everything");
     }
 
     /**
@@ -191,11 +185,8 @@ public class UnreadableEntriesTest {
         assertEquals(received, later, "live, past the lost ledger");
         assertEquals(early, expected.subList(0, 5), "late waits for (4,0)");
         assertEquals(engine.counters().entriesSkippedUnreadable(), 0);
-        ledger.lostLedgers.clear(); // the bookies come back
-        world.advance(60_000);
-        settle();
         expected.addAll(later);
-        assertEquals(early, expected, "everything, in order, once storage serves it again");
+        assertOnceStorageServesAgain(early, expected, "everything");
     }
 
     /**
@@ -264,10 +255,7 @@ public class UnreadableEntriesTest {
         settle();
         assertEquals(received, all.subList(all.indexOf(PositionImpl.get(5, 1)), 30), "live, again from (5,1)");
         assertEquals(lateGot, all.subList(0, 5), "late still waits");
-        ledger.unreadable.clear(); // the bookies come back
-        world.advance(60_000);
-        settle();
-        assertEquals(lateGot, all, "late: everything, in order, once storage serves it again");
+        assertOnceStorageServesAgain(lateGot, all, "late: everything");
     }
 
     /**
@@ -321,6 +309,18 @@ public class UnreadableEntriesTest {
         publish(30);
         loseLedger4();
         return late;
+    }
+
+    /**
+     * The bookies come back (every entry and ledger readable again): after the reads' back-off, {@code got} is
+     * {@code expected}, in order.
+     */
+    private void assertOnceStorageServesAgain(List<PositionImpl> got, List<PositionImpl> expected, String what) {
+        ledger.unreadable.clear();
+        ledger.lostLedgers.clear();
+        world.advance(60_000);
+        settle();
+        assertEquals(got, expected, what + ", in order, once storage serves it again");
     }
 
     /** Joins a consumer that records what it is sent into {@code into}, and gives it 1,000 permits. */
