@@ -266,6 +266,34 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
     }
 
     /**
+     * A stock subscribe (no broadcast key) to a broadcast subscription by a role that may not consume gets stock's
+     * authorization error, not the plugin's "is a broadcast subscription" (which told it the subscription existed),
+     * and a topic not loaded is not loaded for it. Failed before the fortieth session's fix (a review found it):
+     * NotAllowedException, and the topic was loaded before any authorization.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aStockSubscribeIsAuthorizedBeforeTheTopicIsLoadedOrItsSubscriptionChecked() throws Exception {
+        String namespace = newNamespace("stock-first");
+        grant(namespace, "writer", AuthAction.produce);
+        String topic = topicIn(namespace);
+        createWithOneMessage(topic);
+        PulsarClient writer = clientAs("writer");
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            AuthorizationException loaded = expectThrows(AuthorizationException.class,
+                    () -> failoverBuilder(writer, topic, "fleet").subscribe());
+            assertTrue(loaded.getMessage().contains("not authorized to subscribe"), loaded.getMessage());
+        }
+        admin().topics().unload(topic);
+        await().atMost(Duration.ofSeconds(30)).until(
+                () -> cluster.broker().getBrokerService().getTopicReference(topic).isEmpty());
+        AuthorizationException unloaded = expectThrows(AuthorizationException.class,
+                () -> failoverBuilder(writer, topic, "fleet").subscribe());
+        assertTrue(unloaded.getMessage().contains("not authorized to subscribe"), unloaded.getMessage());
+        assertTrue(cluster.broker().getBrokerService().getTopicReference(topic).isEmpty(),
+                "the topic was loaded for a role that may not consume");
+    }
+
+    /**
      * design.md, "Subscribing": a broadcast subscribe to a topic that does not exist follows the namespace's auto
      * topic creation rules as a stock subscribe does: with creation off both fail alike and no topic is created.
      */

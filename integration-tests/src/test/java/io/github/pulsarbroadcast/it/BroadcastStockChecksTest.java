@@ -16,8 +16,10 @@ import java.util.UUID;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionType;
+import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
+import org.apache.pulsar.common.api.proto.ServerError;
 import org.apache.pulsar.common.protocol.Commands;
 import org.testng.annotations.Test;
 
@@ -61,6 +63,50 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
             assertEquals(broadcast.getClass(), stock.getClass(), name);
             assertEquals(broadcast.getClass(), PulsarClientException.ProducerBusyException.class, "usage.md: " + name);
             assertFalse(cluster.admin().topics().getSubscriptions(topic).contains(name), name + " was created");
+        }
+    }
+
+    /**
+     * Consumer metadata over {@code maxConsumerMetadataSize} (1 KB by default): stock's MetadataError, nothing created.
+     * Failed before the fortieth session's fix (a review found it): the broadcast subscription was created.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void consumerMetadataOverTheLimitIsRefusedBeforeAnythingIsCreated() throws Exception {
+        String topic = newTopic("metadata");
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        Map<String, String> broadcast = Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST, "big", "x".repeat(2000));
+        try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {
+            c.send(Commands.newSubscribe(topic, "fleet", 1, 1, SubType.Failover, 0, "car", true, null, broadcast,
+                    false, false, InitialPosition.Earliest, 0, null, true, null, broadcast, 0));
+            BaseCommand refusedBroadcast = c.next();
+            c.send(Commands.newSubscribe(topic, "stock", 2, 2, SubType.Failover, 0, "car", true, null,
+                    Map.of("big", "x".repeat(2000)), false, false, InitialPosition.Earliest, 0, null, true, null,
+                    Map.of(), 0));
+            BaseCommand refusedStock = c.next();
+            assertEquals(refusedBroadcast.getType(), BaseCommand.Type.ERROR);
+            assertEquals(refusedBroadcast.getError().getError(), ServerError.MetadataError);
+            assertEquals(refusedStock.getError().getError(), ServerError.MetadataError, "the stock control");
+        }
+        assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+    }
+
+    /**
+     * A schema the topic does not accept (a STRING consumer on an INT64 topic): stock's exception, nothing created.
+     * Failed before the fortieth session's fix (a review found it): the broadcast subscription was created.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void anIncompatibleSchemaIsRefusedBeforeAnythingIsCreated() throws Exception {
+        String topic = newTopic("schema");
+        try (var producer = client.newProducer(Schema.INT64).topic(topic).create()) {
+            producer.send(1L);
+            PulsarClientException broadcast = expectThrows(PulsarClientException.class, () ->
+                    Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
+                            .consumerName("c").subscribe());
+            PulsarClientException stock = expectThrows(PulsarClientException.class, () ->
+                    client.newConsumer(Schema.STRING).topic(topic).subscriptionName("stock")
+                            .subscriptionType(SubscriptionType.Failover).consumerName("c").subscribe());
+            assertEquals(broadcast.getClass(), stock.getClass(), String.valueOf(broadcast.getMessage()));
+            assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
         }
     }
 

@@ -46,6 +46,24 @@ final class RawProtocolConnection implements AutoCloseable {
         }
     }
 
+    /** A connection to {@code serviceUrl} that sent CONNECT (no authentication) and was answered CONNECTED. */
+    static RawProtocolConnection connected(String serviceUrl) throws IOException {
+        RawProtocolConnection c = open(serviceUrl);
+        try {
+            String noAuthData = null;
+            c.send(Commands.newConnect("none", noAuthData, Commands.getCurrentProtocolVersion(), "raw-test", null,
+                    null, null, null));
+            BaseCommand answer = c.next();
+            if (answer.getType() != BaseCommand.Type.CONNECTED) {
+                throw new IOException("not connected: " + answer.getType());
+            }
+            return c;
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
     /** Writes {@code frame} and releases it. */
     void send(ByteBuf frame) throws IOException {
         try {

@@ -8,18 +8,18 @@ import io.github.pulsarbroadcast.broadcast.dispatch.ConnectionSend;
 import io.github.pulsarbroadcast.broadcast.dispatch.ConsumerConnection;
 import io.github.pulsarbroadcast.broadcast.dispatch.SubscriptionInstaller;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.handler.ssl.SslHandler;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.pulsar.broker.PulsarService;
-import org.apache.pulsar.broker.authentication.AuthenticationDataSource;
 import org.apache.pulsar.broker.authentication.AuthenticationDataSubscription;
+import org.apache.pulsar.broker.authentication.AuthenticationDataSource;
 import org.apache.pulsar.broker.service.BrokerService;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.ServerCnx;
+import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandAck;
@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * subscribe goes to the stock path at once (still authorized there).
  *
  * <p>Threading: like {@link ServerCnx}, every {@code handle*} method runs on this connection's Netty event loop; the
- * continuation of a broadcast subscribe is put back on it. {@link #pendingJoins} and {@link #broadcastConsumers}
+ * continuation of a subscribe held off the event loop is put back on it ({@link HeldSubscribes}: a close of the
+ * consumer meanwhile drops it). {@link #pendingJoins} and {@link #broadcastConsumers}
  * are concurrent because stock Pulsar attaches and removes consumers on its own threads. Acknowledgements are
  * applied on this event loop as they are decoded (the default, as stock Pulsar), or with
  * {@code broadcastAcksOnEventLoop=false} on random executor threads and answered from there (Netty writes are
@@ -64,18 +65,16 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private final SubscribeFailures failures;
     /** Broadcast subscribes in flight, by consumer id; taken when the consumer attaches. */
     private final PendingJoins pendingJoins = new PendingJoins(System::nanoTime);
+    /** Subscribes held back while they are prepared off the event loop (event loop only). */
+    private final HeldSubscribes held = new HeldSubscribes();
     /** Bounds the acks waiting to be applied. */
     private final AckGate ackGate;
     /** Consumer id to the attached broadcast consumer, for routing its acks and flows. */
     private final Map<Long, BroadcastConsumer> broadcastConsumers = new ConcurrentHashMap<>();
     /** Whether the client said it reads broker entry metadata; written once in handleConnect. */
     private volatile boolean clientSupportsBrokerEntryMetadata;
-    /**
-     * What sends need of the pipeline, fixed once the channel is set up (the TLS handler is added when the channel
-     * is initialized): looked up by the first send ({@code flushFrom} null until then). Event loop only.
-     */
-    private boolean tls;
-    private ChannelHandlerContext flushFrom;
+    /** What sends need of the pipeline. */
+    private final SendPipeline pipeline = new SendPipeline();
     /** Answers whether this connection is alive when a subscribe wants a consumer name held here. */
     private final LivenessProbe liveness = new LivenessProbe();
 
@@ -127,29 +126,13 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
      */
     @Override
     public boolean writesFramesDirectly() {
-        knowPipeline();
-        return service.onlyInterceptor() && !tls;
+        return service.onlyInterceptor() && !pipeline.isTls(ctx());
     }
 
-    /**
-     * Past Netty's {@link FlushConsolidationHandler} on a plain connection: it holds flushes back to the event loop's
-     * next turn, which would make this connection wait for every other send of a pass. The flush then starts next to
-     * the socket; with TLS (whose {@link SslHandler} lies between and encrypts on flush) it starts at this handler.
-     * Event loop.
-     */
+    /** See {@link SendPipeline#flushContext}. Event loop. */
     @Override
     public ChannelHandlerContext flushContext() {
-        knowPipeline();
-        return flushFrom;
-    }
-
-    private void knowPipeline() {
-        if (flushFrom == null) {
-            ChannelHandlerContext own = ctx();
-            tls = own.pipeline().get(SslHandler.class) != null;
-            ChannelHandlerContext consolidation = own.pipeline().context(FlushConsolidationHandler.class);
-            flushFrom = consolidation == null || tls ? own : consolidation;
-        }
+        return pipeline.flushContext(ctx());
     }
 
     // ----- subscribe -----
@@ -160,6 +143,12 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
             // Before CONNECT (or an authentication) has completed nothing may be looked up or created: the stock
             // path refuses the command and closes the connection, as it does for any subscribe.
             super.handleSubscribe(subscribe);
+            return;
+        }
+        if (held.isHeld(subscribe.getConsumerId())) {
+            // As stock answers a subscribe whose consumer id is still being created on this connection.
+            getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.ServiceNotReady,
+                    "Consumer is already present on the connection");
             return;
         }
         if (!BroadcastMode.requested(subscribe)) {
@@ -189,15 +178,32 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         }
         // The decoder reuses the command object: keep a copy for the asynchronous continuation.
         CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
+        Object hold = held.hold(copy.getConsumerId());
         authorizeConsume(topicName, copy.getSubscription()).whenComplete((authorized, authError) -> {
             if (authError != null) {
                 // As stock: a failed authorization check (not just a "no") is an authorization error to the client.
-                ctx().executor().execute(() -> refuseUnauthorized(copy, authError));
+                resume(copy, hold, () -> refuseUnauthorized(copy, authError));
             } else if (!authorized) {
-                ctx().executor().execute(() -> continueSubscribe(copy, false, null));
+                resume(copy, hold, () -> super.handleSubscribe(copy)); // stock refuses with its own message
             } else {
-                preparation.install(topicName, copy).whenComplete((v, error) -> ctx().executor().execute(
-                        () -> continueSubscribe(copy, error == null, error)));
+                preparation.install(topicName, copy, getOriginalPrincipal()).whenComplete((v, error) ->
+                        resume(copy, hold, () -> continueSubscribe(copy, error)));
+            }
+        });
+    }
+
+    /**
+     * Runs {@code then} on the event loop, unless the client closed the consumer while its subscribe was held: then
+     * the subscribe is dropped, as stock drops a consumer whose creation a close overtook.
+     */
+    private void resume(CommandSubscribe copy, Object hold, Runnable then) {
+        ctx().executor().execute(() -> {
+            if (held.release(copy.getConsumerId(), hold)) {
+                then.run();
+            } else {
+                log.info("[{}][{}] Consumer {} (id {}) was closed by the client before its subscribe completed:"
+                        + " not created", copy.getTopic(), copy.getSubscription(), copy.getConsumerName(),
+                        copy.getConsumerId());
             }
         });
     }
@@ -209,7 +215,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         getCommandSender().sendErrorResponse(copy.getRequestId(), ServerError.AuthorizationError, cause.getMessage());
     }
 
-    private void continueSubscribe(CommandSubscribe copy, boolean prepared, Throwable error) {
+    private void continueSubscribe(CommandSubscribe copy, Throwable error) {
         if (error != null) {
             Throwable cause = error instanceof CompletionException && error.getCause() != null
                     ? error.getCause() : error;
@@ -218,10 +224,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
                     cause.getMessage());
             return;
         }
-        if (prepared) {
-            pendingJoins.put(copy.getConsumerId(), copy.getInitialPosition());
-        }
-        // Not prepared means not authorized: the stock path refuses with its own message.
+        pendingJoins.put(copy.getConsumerId(), copy.getInitialPosition());
         super.handleSubscribe(copy);
     }
 
@@ -254,7 +257,10 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
      * (by its stored property, whether or not the topic is loaded here) is refused with a message that says how to
      * join it: attached as a stock consumer it would receive, and acknowledge cumulatively, what belongs to the
      * broadcast consumers. When the topic is not loaded on this broker yet, it is loaded first (as the stock path
-     * would) so that the stored subscription can be checked; every other stock subscribe goes straight through.
+     * would) so that the stored subscription can be checked; every other stock subscribe goes straight through. The
+     * check and the load are only for a client that may consume: stock loads a topic and answers about its
+     * subscriptions only after authorizing (regression, fortieth session, found by a review: a role without CONSUME
+     * learnt that a broadcast subscription existed and could make this broker load any topic it owns).
      */
     private void handleStockSubscribe(CommandSubscribe subscribe) {
         TopicName topicName = SubscribePreparation.persistentTopicName(subscribe.getTopic());
@@ -263,22 +269,31 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
             return;
         }
         PersistentSubscription existing = preparation.loadedSubscription(topicName, subscribe.getSubscription());
-        if (existing != null || getBrokerService().getTopicReference(topicName.toString()).isPresent()) {
-            if (!refuseIfBroadcast(existing, subscribe)) {
-                super.handleSubscribe(subscribe);
-            }
+        boolean loaded = existing != null || getBrokerService().getTopicReference(topicName.toString()).isPresent();
+        if (loaded && (existing == null || !BroadcastSubscription.isMarkedBroadcast(existing))) {
+            super.handleSubscribe(subscribe); // nothing to refuse: stock authorizes and subscribes
             return;
         }
         CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
-        getBrokerService().getTopicIfExists(topicName.toString()).whenComplete((topic, error) ->
-                ctx().executor().execute(() -> {
-                    PersistentSubscription stored = error == null && topic.isPresent()
-                            && topic.get() instanceof PersistentTopic
-                            ? ((PersistentTopic) topic.get()).getSubscriptions().get(copy.getSubscription()) : null;
-                    if (!refuseIfBroadcast(stored, copy)) {
-                        super.handleSubscribe(copy); // a lookup error is reported there, as stock does
-                    }
-                }));
+        Object hold = held.hold(copy.getConsumerId());
+        authorizeConsume(topicName, copy.getSubscription()).whenComplete((authorized, authError) -> {
+            if (authError != null) {
+                resume(copy, hold, () -> refuseUnauthorized(copy, authError));
+            } else if (!authorized) {
+                resume(copy, hold, () -> super.handleSubscribe(copy)); // stock refuses with its own message
+            } else {
+                getBrokerService().getTopicIfExists(topicName.toString()).whenComplete((topic, error) ->
+                        resume(copy, hold, () -> subscribeUnlessBroadcast(copy, error == null ? topic : null)));
+            }
+        });
+    }
+
+    private void subscribeUnlessBroadcast(CommandSubscribe copy, Optional<Topic> topic) {
+        PersistentSubscription stored = topic != null && topic.isPresent() && topic.get() instanceof PersistentTopic
+                ? ((PersistentTopic) topic.get()).getSubscriptions().get(copy.getSubscription()) : null;
+        if (!refuseIfBroadcast(stored, copy)) {
+            super.handleSubscribe(copy); // a lookup error is reported there, as stock does
+        }
     }
 
     private boolean refuseIfBroadcast(PersistentSubscription subscription, CommandSubscribe subscribe) {
@@ -331,6 +346,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     @Override
     protected void handleCloseConsumer(CommandCloseConsumer closeConsumer) {
+        held.cancel(closeConsumer.getConsumerId());
         pendingJoins.forget(closeConsumer.getConsumerId());
         super.handleCloseConsumer(closeConsumer);
     }

@@ -11,7 +11,11 @@ import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.common.api.proto.CommandSubscribe;
+import org.apache.pulsar.common.api.proto.Schema;
+import org.apache.pulsar.common.naming.Metadata;
 import org.apache.pulsar.common.naming.TopicName;
+import org.apache.pulsar.common.protocol.Commands;
+import org.apache.pulsar.common.protocol.schema.SchemaData;
 
 /**
  * What {@link BroadcastServerCnx} needs of the broker's topics before a subscribe reaches the stock subscribe path:
@@ -31,19 +35,58 @@ final class SubscribePreparation {
         this.installer = installer;
     }
 
-    /** Finds or creates the topic as the stock path would, and installs the broadcast subscription in it. */
-    CompletableFuture<Void> install(TopicName topicName, CommandSubscribe copy) {
+    /**
+     * Finds or creates the topic as the stock path would, and installs the broadcast subscription in it, unless the
+     * stock path will refuse the consumer before it would create a subscription: consumer metadata over
+     * {@code maxConsumerMetadataSize}, or a schema the topic does not accept (checked, and added to an idle topic, as
+     * stock does just before it subscribes). Then nothing is installed and the stock path refuses it with its own
+     * error (regression, fortieth session, found by a review: the subscription was created first).
+     * {@code schemaUser} is who a schema added here is recorded for, as stock records it (the original principal).
+     */
+    CompletableFuture<Void> install(TopicName topicName, CommandSubscribe copy, String schemaUser) {
         BrokerService brokerService = cnx.getBrokerService();
         boolean createTopic = copy.isForceTopicCreation() && brokerService.isAllowAutoTopicCreation(topicName);
         return brokerService.getTopic(topicName.toString(), createTopic).thenCompose((Optional<Topic> topic) -> {
-            if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic)) {
-                return CompletableFuture.completedFuture(null); // the stock path reports the missing topic
+            if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic) || !metadataAllowed(copy)) {
+                return CompletableFuture.completedFuture(null); // the stock path reports it
             }
-            Map<String, String> properties = new HashMap<>();
-            copy.getSubscriptionPropertiesList().forEach(kv -> properties.put(kv.getKey(), kv.getValue()));
-            return installer.install((PersistentTopic) topic.get(), copy.getSubscription(), copy.getInitialPosition(),
-                    properties, brokerService.isAllowAutoSubscriptionCreation(topicName));
+            PersistentTopic persistent = (PersistentTopic) topic.get();
+            return schemaAccepted(persistent, copy, schemaUser).thenCompose(accepted -> {
+                if (!accepted) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                Map<String, String> properties = new HashMap<>();
+                copy.getSubscriptionPropertiesList().forEach(kv -> properties.put(kv.getKey(), kv.getValue()));
+                return installer.install(persistent, copy.getSubscription(), copy.getInitialPosition(), properties,
+                        brokerService.isAllowAutoSubscriptionCreation(topicName));
+            });
         });
+    }
+
+    private boolean metadataAllowed(CommandSubscribe copy) {
+        Map<String, String> metadata = new HashMap<>();
+        copy.getMetadatasList().forEach(kv -> metadata.put(kv.getKey(), kv.getValue()));
+        try {
+            Metadata.validateMetadata(metadata,
+                    cnx.getBrokerService().getPulsar().getConfiguration().getMaxConsumerMetadataSize());
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static CompletableFuture<Boolean> schemaAccepted(PersistentTopic topic, CommandSubscribe copy,
+                                                             String user) {
+        if (!copy.hasSchema()) {
+            return CompletableFuture.completedFuture(true);
+        }
+        Schema schema = copy.getSchema();
+        Map<String, String> props = new HashMap<>();
+        schema.getPropertiesList().forEach(kv -> props.put(kv.getKey(), kv.getValue()));
+        SchemaData data = SchemaData.builder().data(schema.getSchemaData()).isDeleted(false)
+                .timestamp(System.currentTimeMillis()).user(user == null ? "" : user)
+                .type(Commands.getSchemaType(schema.getType())).props(props).build();
+        return topic.addSchemaIfIdleOrCheckCompatible(data).handle((v, error) -> error == null);
     }
 
     /**

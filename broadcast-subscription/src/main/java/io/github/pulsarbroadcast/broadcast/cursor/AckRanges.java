@@ -35,6 +35,14 @@ final class AckRanges {
         return true;
     }
 
+    /**
+     * Records every position from {@code first} to {@code last}, both in one ledger, whatever the bound: entries that
+     * storage lost, skipped (a few ranges at most, one per lost range).
+     */
+    void addRange(PositionImpl first, PositionImpl last) {
+        ranges.add(Range.closedOpen(first, PositionImpl.get(last.getLedgerId(), last.getEntryId() + 1)));
+    }
+
     boolean contains(PositionImpl position) {
         return ranges.contains(position);
     }

@@ -243,7 +243,9 @@ final class CatchUpReads extends StorageReads {
     }
 
     /**
-     * Moves the consumers of the failed range past it: storage can never return those entries. A ledger that does
+     * Moves the consumers of the failed range past it, the range acknowledged for them as stock's cursor marks a lost
+     * ledger's entries deleted (else their positions, and the mark-delete, stayed before it): storage can never return
+     * those entries. A ledger that does
      * not exist any more is skipped to its end at once, as a stock cursor's read skips it; other unreadable entries
      * (a bookie's "no such entry") cost the read's own range only.
      */
@@ -266,6 +268,7 @@ final class CatchUpReads extends StorageReads {
         fanOut.owner.counters().entriesSkippedUnreadable += count;
         List<BroadcastConsumer> stuck = takeRange(requestedFrom, upTo);
         for (BroadcastConsumer bc : stuck) {
+            fanOut.owner.acknowledgeLost(bc, requestedFrom, upTo); // as stock's cursor marks them deleted
             bc.cursor.advanceNextTo(after);
         }
         fanOut.placeAll(stuck);

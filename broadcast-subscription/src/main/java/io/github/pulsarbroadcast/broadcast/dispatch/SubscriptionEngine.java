@@ -244,6 +244,13 @@ final class SubscriptionEngine {
         fanOut.applyInbox(bc);
     }
 
+    /** See {@link VirtualCursor#acknowledgeLost}; dispatch thread. */
+    void acknowledgeLost(BroadcastConsumer bc, PositionImpl first, PositionImpl last) {
+        bc.cursor.acknowledgeLost(first, last);
+        positions.changed();
+        fanOut.end.tellIfDone(bc);
+    }
+
     /** Applies one acknowledgement of {@code bc}; any thread. */
     AckResult acknowledge(BroadcastConsumer bc, long ledgerId, long entryId, boolean cumulative) {
         PositionImpl position = PositionImpl.get(ledgerId, entryId);

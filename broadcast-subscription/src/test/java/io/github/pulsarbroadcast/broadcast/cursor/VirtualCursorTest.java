@@ -50,6 +50,31 @@ public class VirtualCursorTest {
         assertEquals(vc.acknowledged(), p(1, 3));
     }
 
+    /**
+     * Entries skipped as lost (all of ledger 3 here, never sent) count as acknowledged: right after the acknowledged
+     * position they move it past them at once (and later entries may be acknowledged, as sent after them); behind an
+     * entry sent and not acknowledged they are held as a range until that entry is acknowledged.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void entriesSkippedAsLostCountAsAcknowledged() {
+        VirtualCursor contiguous = sentUpTo(p(1, 9));
+        contiguous.acknowledgeCumulative(p(1, 9));
+        contiguous.acknowledgeLost(p(3, 0), p(3, 4));
+        assertEquals(contiguous.acknowledged(), p(3, 4));
+        assertEquals(contiguous.highestSent(), p(3, 4), "what lies below the acknowledged position counts as sent");
+
+        VirtualCursor behind = sentUpTo(p(1, 9));
+        behind.acknowledgeCumulative(p(1, 8));
+        behind.acknowledgeLost(p(3, 0), p(3, 4));
+        assertEquals(behind.acknowledged(), p(1, 8), "(1,9) was sent and not acknowledged");
+        assertEquals(behind.highestSent(), p(3, 4), "the lost range counts as sent");
+        assertEquals(behind.acknowledgeIndividual(p(1, 9)), AckResult.ADVANCED);
+        assertEquals(behind.acknowledged(), p(3, 4), "the lost range joins once (1,9) is acknowledged");
+
+        behind.acknowledgeLost(p(3, 0), p(3, 2));
+        assertEquals(behind.acknowledged(), p(3, 4), "a range already acknowledged changes nothing");
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void ackOfAPositionNeverSentIsRefusedAndChangesNothing() {
         VirtualCursor vc = sentUpTo(p(1, 5));

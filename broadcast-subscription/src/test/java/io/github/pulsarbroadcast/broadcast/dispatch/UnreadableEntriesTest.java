@@ -49,6 +49,37 @@ public class UnreadableEntriesTest {
     }
 
     /**
+     * Entries skipped as lost count as acknowledged for the consumers that skipped them, as stock's cursor marks them
+     * deleted: once both consumers acknowledged what they got, the mark-delete position reaches the end. Regression
+     * (fortieth session, found by a review): the late consumer's position stayed at (3,4), and the mark-delete with it.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void entriesSkippedAsLostCountAsAcknowledgedSoTheMarkDeleteMovesPastThem() throws Exception {
+        ledger.skipNonRecoverable = true;
+        List<PositionImpl> liveReceived = new ArrayList<>();
+        BroadcastConsumer late = engine.join(1, "late", ModelHarness.recording(received), InitialPosition.Earliest, 0);
+        BroadcastConsumer live = engine.join(2, "live", ModelHarness.recording(liveReceived),
+                InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(live, 1000);
+        settle();
+        publish(30);
+        loseLedger4();
+        engine.flow(late, 1000);
+        settle();
+        for (PositionImpl p : received) {
+            engine.acknowledge(late, p.getLedgerId(), p.getEntryId(), false);
+        }
+        for (PositionImpl p : liveReceived) {
+            engine.acknowledge(live, p.getLedgerId(), p.getEntryId(), false);
+        }
+        engine.sync();
+        settle();
+        assertEquals(liveReceived, all(), "live had everything before ledger 4 was lost");
+        assertEquals(ledger.markDeleted(), PositionImpl.get(8, 4), "the mark-delete position past the lost ledger");
+    }
+
+    /**
      * Reads of 3 over ledgers of 5: a read never spans two ledgers, so the lost ledger's failed reads skip only its
      * own entries. Regression (thirty-eighth session, found while writing {@code BroadcastLostLedgerSkipTest}): a
      * read of (3,3), (3,4) and (4,0) failed as a whole and its skip took the readable (3,3) and (3,4) along.
