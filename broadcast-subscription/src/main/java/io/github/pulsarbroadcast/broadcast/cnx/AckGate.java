@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.cnx;
 
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -27,6 +28,26 @@ final class AckGate {
 
         /** Runs a task on the connection's event loop. */
         void onEventLoop(Runnable task);
+
+        /** The three as functions. */
+        static Reads of(Runnable pause, Runnable resume, Executor eventLoop) {
+            return new Reads() {
+                @Override
+                public void pause() {
+                    pause.run();
+                }
+
+                @Override
+                public void resume() {
+                    resume.run();
+                }
+
+                @Override
+                public void onEventLoop(Runnable task) {
+                    eventLoop.execute(task);
+                }
+            };
+        }
     }
 
     private final int max;

@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.authentication.AuthenticationDataSubscription;
 import org.apache.pulsar.broker.authentication.AuthenticationDataSource;
@@ -85,22 +86,9 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         this.service = service;
         this.preparation = new SubscribePreparation(this, installer);
         this.failures = failures;
-        this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), new AckGate.Reads() {
-            @Override
-            public void pause() {
-                disableCnxAutoRead();
-            }
-
-            @Override
-            public void resume() {
-                enableCnxAutoRead();
-            }
-
-            @Override
-            public void onEventLoop(Runnable task) {
-                ctx().executor().execute(task);
-            }
-        }, service.ackReadPauses());
+        this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), AckGate.Reads.of(
+                this::disableCnxAutoRead, this::enableCnxAutoRead, task -> ctx().executor().execute(task)),
+                service.ackReadPauses());
     }
 
     @Override
@@ -176,18 +164,32 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
             super.handleSubscribe(subscribe);
             return;
         }
-        // The decoder reuses the command object: keep a copy for the asynchronous continuation.
+        holdAndAuthorize(topicName, subscribe, (copy, hold) ->
+                preparation.install(topicName, copy, getOriginalPrincipal()).whenComplete((v, error) ->
+                        resume(copy, hold, () -> continueSubscribe(copy, error))));
+    }
+
+    /**
+     * Holds a copy of {@code subscribe} (the decoder reuses the command object) and authorizes CONSUME: a client that
+     * may not consume is refused as stock refuses it; for one that may, {@code authorized} runs (on the thread that
+     * answered) and ends in {@link #resume}. One that throws ends the subscribe with that error.
+     */
+    private void holdAndAuthorize(TopicName topicName, CommandSubscribe subscribe,
+                                  BiConsumer<CommandSubscribe, Object> authorized) {
         CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
         Object hold = held.hold(copy.getConsumerId());
-        authorizeConsume(topicName, copy.getSubscription()).whenComplete((authorized, authError) -> {
+        authorizeConsume(topicName, copy.getSubscription()).whenComplete((allowed, authError) -> {
             if (authError != null) {
                 // As stock: a failed authorization check (not just a "no") is an authorization error to the client.
                 resume(copy, hold, () -> refuseUnauthorized(copy, authError));
-            } else if (!authorized) {
+            } else if (!allowed) {
                 resume(copy, hold, () -> super.handleSubscribe(copy)); // stock refuses with its own message
             } else {
-                preparation.install(topicName, copy, getOriginalPrincipal()).whenComplete((v, error) ->
-                        resume(copy, hold, () -> continueSubscribe(copy, error)));
+                try {
+                    authorized.accept(copy, hold);
+                } catch (RuntimeException e) {
+                    resume(copy, hold, () -> continueSubscribe(copy, e));
+                }
             }
         });
     }
@@ -274,18 +276,9 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
             super.handleSubscribe(subscribe); // nothing to refuse: stock authorizes and subscribes
             return;
         }
-        CommandSubscribe copy = new CommandSubscribe().copyFrom(subscribe);
-        Object hold = held.hold(copy.getConsumerId());
-        authorizeConsume(topicName, copy.getSubscription()).whenComplete((authorized, authError) -> {
-            if (authError != null) {
-                resume(copy, hold, () -> refuseUnauthorized(copy, authError));
-            } else if (!authorized) {
-                resume(copy, hold, () -> super.handleSubscribe(copy)); // stock refuses with its own message
-            } else {
+        holdAndAuthorize(topicName, subscribe, (copy, hold) ->
                 getBrokerService().getTopicIfExists(topicName.toString()).whenComplete((topic, error) ->
-                        resume(copy, hold, () -> subscribeUnlessBroadcast(copy, error == null ? topic : null)));
-            }
-        });
+                        resume(copy, hold, () -> subscribeUnlessBroadcast(copy, error == null ? topic : null))));
     }
 
     private void subscribeUnlessBroadcast(CommandSubscribe copy, Optional<Topic> topic) {
