@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.apache.pulsar.client.admin.PulsarAdminException;
 import org.apache.pulsar.client.api.PulsarClientException;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionType;
@@ -20,6 +21,7 @@ import org.apache.pulsar.common.api.proto.BaseCommand;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
 import org.apache.pulsar.common.api.proto.ServerError;
+import org.apache.pulsar.common.policies.data.AutoSubscriptionCreationOverride;
 import org.apache.pulsar.common.protocol.Commands;
 import org.testng.annotations.Test;
 
@@ -67,13 +69,50 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
     }
 
     /**
-     * Consumer metadata over {@code maxConsumerMetadataSize} (1 KB by default): stock's MetadataError, nothing created.
-     * Failed before the fortieth session's fix (a review found it): the broadcast subscription was created.
+     * Consumer metadata over {@code maxConsumerMetadataSize} (1 KB by default): stock's MetadataError, nothing created,
+     * neither the subscription of a topic that exists nor a topic that does not (stock checks the metadata before it
+     * looks the topic up). Failed before the fortieth session's fixes (two reviews found them): the broadcast
+     * subscription was created, then (the first fix) the topic.
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void consumerMetadataOverTheLimitIsRefusedBeforeAnythingIsCreated() throws Exception {
         String topic = newTopic("metadata");
         cluster.admin().topics().createNonPartitionedTopic(topic);
+        assertMetadataOverTheLimitIsRefused(topic);
+        assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+        String missing = newTopic("metadata-missing");
+        assertMetadataOverTheLimitIsRefused(missing);
+        assertFalse(cluster.admin().topics().getList("public/default").contains(missing), "topic created");
+    }
+
+    /**
+     * With {@code allowAutoSubscriptionCreation} off, a first join to a missing subscription of an empty topic is
+     * refused as stock refuses it, before the schema it carries is looked at: the topic gets no schema. Failed with the
+     * first fix of the fortieth session (found by a second review): the STRING schema was added to the topic.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aMissingSubscriptionIsRefusedBeforeItsSchemaIsAddedToTheTopic() throws Exception {
+        String namespace = "public/stock-checks-no-sub";
+        cluster.admin().namespaces().createNamespace(namespace, Set.of(cluster.clusterName()));
+        cluster.admin().namespaces().setAutoSubscriptionCreation(namespace,
+                AutoSubscriptionCreationOverride.builder().allowAutoSubscriptionCreation(false).build());
+        String topic = "persistent://" + namespace + "/t-" + UUID.randomUUID().toString().substring(0, 8);
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !cluster.broker().getBrokerService().isAllowAutoSubscriptionCreation(topic));
+        Map<String, String> broadcast = Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST);
+        try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {
+            c.send(Commands.newSubscribe(topic, "fleet", 1, 1, SubType.Failover, 0, "car", true, null, broadcast,
+                    false, false, InitialPosition.Earliest, 0, Schema.STRING.getSchemaInfo(), true, null, broadcast,
+                    0));
+            assertEquals(c.next().getType(), BaseCommand.Type.ERROR);
+        }
+        expectThrows(PulsarAdminException.NotFoundException.class,
+                () -> cluster.admin().schemas().getSchemaInfo(topic));
+        assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+    }
+
+    private void assertMetadataOverTheLimitIsRefused(String topic) throws Exception {
         Map<String, String> broadcast = Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST, "big", "x".repeat(2000));
         try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {
             c.send(Commands.newSubscribe(topic, "fleet", 1, 1, SubType.Failover, 0, "car", true, null, broadcast,
@@ -87,7 +126,6 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
             assertEquals(refusedBroadcast.getError().getError(), ServerError.MetadataError);
             assertEquals(refusedStock.getError().getError(), ServerError.MetadataError, "the stock control");
         }
-        assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
     }
 
     /**

@@ -5,17 +5,20 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.pulsar.broker.service.BrokerService;
 import org.apache.pulsar.broker.service.ServerCnx;
 import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
+import org.apache.pulsar.broker.service.schema.exceptions.SchemaException;
 import org.apache.pulsar.common.api.proto.CommandSubscribe;
 import org.apache.pulsar.common.api.proto.Schema;
 import org.apache.pulsar.common.naming.Metadata;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.protocol.Commands;
 import org.apache.pulsar.common.protocol.schema.SchemaData;
+import org.apache.pulsar.common.util.FutureUtil;
 
 /**
  * What {@link BroadcastServerCnx} needs of the broker's topics before a subscribe reaches the stock subscribe path:
@@ -38,27 +41,36 @@ final class SubscribePreparation {
     /**
      * Finds or creates the topic as the stock path would, and installs the broadcast subscription in it, unless the
      * stock path will refuse the consumer before it would create a subscription: consumer metadata over
-     * {@code maxConsumerMetadataSize}, or a schema the topic does not accept (checked, and added to an idle topic, as
-     * stock does just before it subscribes). Then nothing is installed and the stock path refuses it with its own
-     * error (regression, fortieth session, found by a review: the subscription was created first).
+     * {@code maxConsumerMetadataSize} (before the topic is looked up, as stock checks it), or a schema the topic does
+     * not accept (checked, and added to an idle topic, as stock does just before it subscribes, and only when the
+     * subscription exists or may be created: stock refuses a missing one first). Then nothing is installed and the
+     * stock path refuses it with its own error (regression, fortieth session, found by a review: the subscription was
+     * created first). A schema check that fails otherwise fails the subscribe.
      * {@code schemaUser} is who a schema added here is recorded for, as stock records it (the original principal).
      */
     CompletableFuture<Void> install(TopicName topicName, CommandSubscribe copy, String schemaUser) {
+        if (!metadataAllowed(copy)) {
+            return CompletableFuture.completedFuture(null); // the stock path refuses it, before it looks the topic up
+        }
         BrokerService brokerService = cnx.getBrokerService();
         boolean createTopic = copy.isForceTopicCreation() && brokerService.isAllowAutoTopicCreation(topicName);
         return brokerService.getTopic(topicName.toString(), createTopic).thenCompose((Optional<Topic> topic) -> {
-            if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic) || !metadataAllowed(copy)) {
-                return CompletableFuture.completedFuture(null); // the stock path reports it
+            if (topic.isEmpty() || !(topic.get() instanceof PersistentTopic)) {
+                return CompletableFuture.completedFuture(null); // the stock path reports the missing topic
             }
             PersistentTopic persistent = (PersistentTopic) topic.get();
-            return schemaAccepted(persistent, copy, schemaUser).thenCompose(accepted -> {
-                if (!accepted) {
+            boolean allowCreate = brokerService.isAllowAutoSubscriptionCreation(topicName);
+            boolean missing = !persistent.getSubscriptions().containsKey(copy.getSubscription());
+            CompletableFuture<Boolean> accepted = !allowCreate && missing ? CompletableFuture.completedFuture(true)
+                    : schemaAccepted(persistent, copy, schemaUser); // else the installer refuses the missing one
+            return accepted.thenCompose(yes -> {
+                if (!yes) {
                     return CompletableFuture.completedFuture(null);
                 }
                 Map<String, String> properties = new HashMap<>();
                 copy.getSubscriptionPropertiesList().forEach(kv -> properties.put(kv.getKey(), kv.getValue()));
                 return installer.install(persistent, copy.getSubscription(), copy.getInitialPosition(), properties,
-                        brokerService.isAllowAutoSubscriptionCreation(topicName));
+                        allowCreate);
             });
         });
     }
@@ -86,7 +98,13 @@ final class SubscribePreparation {
         SchemaData data = SchemaData.builder().data(schema.getSchemaData()).isDeleted(false)
                 .timestamp(System.currentTimeMillis()).user(user == null ? "" : user)
                 .type(Commands.getSchemaType(schema.getType())).props(props).build();
-        return topic.addSchemaIfIdleOrCheckCompatible(data).handle((v, error) -> error == null);
+        return topic.addSchemaIfIdleOrCheckCompatible(data).handle((v, error) -> {
+            Throwable cause = error == null ? null : FutureUtil.unwrapCompletionException(error);
+            if (cause != null && !(cause instanceof SchemaException)) {
+                throw new CompletionException(cause); // not a refusal: the subscribe fails with it
+            }
+            return cause == null;
+        });
     }
 
     /**
