@@ -236,8 +236,12 @@ final class CatchUpReads extends StorageReads {
         Backoff backoff = unreadable.computeIfAbsent(ledgerId, id -> newBackoff());
         setAside.add(ledgerId);
         afterBackoff("Catch-up", e, backoff, () -> {
-            setAside.remove(ledgerId);
-            read();
+            // Not a retry from before a close (which forgets the ledgers set aside): after a reopen that one would cut
+            // the ledger's new set-aside short (regression, fortieth session).
+            if (unreadable.get(ledgerId) == backoff) {
+                setAside.remove(ledgerId);
+                read();
+            }
         });
         read();
     }

@@ -80,6 +80,39 @@ public class UnreadableEntriesTest {
     }
 
     /**
+     * A close that failed half-way and reopened while a lost ledger was set aside: the retry scheduled before the close
+     * (due at 100 ms) does not cut the ledger's new set-aside (from 50 ms, due at 150 ms) short. Regression (fortieth
+     * session, left by the thirty-ninth): the old retry read the ledger again at 100 ms.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aRetryFromBeforeAReopenDoesNotCutTheNewSetAsideShort() throws Exception {
+        BroadcastConsumer late = publishWhileOneConsumerHasNoPermits();
+        engine.flow(late, 1000);
+        settle();
+        assertEquals(ledger.failedReplays, 1, "ledger 4 set aside");
+        engine.close();
+        for (BroadcastConsumer bc : new ArrayList<>(engine.attachedConsumers())) {
+            engine.leave(bc);
+        }
+        engine.closeFanOut();
+        settle();
+        engine.reopen();
+        world.advance(50);
+        settle();
+        late = engine.join(1, "late", ModelHarness.recording(received), InitialPosition.Earliest, 0);
+        settle();
+        engine.flow(late, 1000);
+        settle();
+        assertEquals(ledger.failedReplays, 2, "set aside again after the reopen");
+        world.advance(50);
+        settle();
+        assertEquals(ledger.failedReplays, 2, "nothing read before the new set-aside's own retry");
+        world.advance(50);
+        settle();
+        assertEquals(ledger.failedReplays, 3, "its own retry");
+    }
+
+    /**
      * Reads of 3 over ledgers of 5: a read never spans two ledgers, so the lost ledger's failed reads skip only its
      * own entries. Regression (thirty-eighth session, found while writing {@code BroadcastLostLedgerSkipTest}): a
      * read of (3,3), (3,4) and (4,0) failed as a whole and its skip took the readable (3,3) and (3,4) along.
