@@ -64,7 +64,10 @@ public class BroadcastHeldSubscribeTest extends BroadcastTestBase {
         }
     }
 
-    /** SUBSCRIBE (consumer 1, request 1) and CLOSE_CONSUMER (consumer 1, request 2) in one write; the close's answer. */
+    /**
+     * SUBSCRIBE (consumer 1, request 1) and CLOSE_CONSUMER (consumer 1, request 2) in one write; checks the answer to
+     * the close.
+     */
     private static void subscribeAndCloseInOneWrite(RawProtocolConnection c, String topic, String subscription,
             SubType type, Map<String, String> properties) throws IOException {
         ByteBuf subscribe = Commands.newSubscribe(topic, subscription, 1, 1, type, 0, "car-1", true, null,

@@ -47,11 +47,7 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
 
     @Test(groups = "integration", timeOut = 120_000)
     public void withoutConsumePermissionNothingIsCreated() throws Exception {
-        String namespace = newNamespace("no-consume");
-        // May produce (so it may look the topic up and reaches the subscribe), may not consume.
-        grant(namespace, "writer", AuthAction.produce);
-        String topic = topicIn(namespace);
-        createWithOneMessage(topic);
+        String topic = topicWriterMayNotConsume("no-consume");
         PulsarClient writer = clientAs("writer");
 
         AuthorizationException broadcast = expectThrows(AuthorizationException.class,
@@ -248,10 +244,7 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void joiningAServedSubscriptionIsStillAuthorized() throws Exception {
-        String namespace = newNamespace("served");
-        grant(namespace, "writer", AuthAction.produce);
-        String topic = topicIn(namespace);
-        createWithOneMessage(topic);
+        String topic = topicWriterMayNotConsume("served");
         try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe();
              Consumer<String> stockCar = failoverBuilder(client, topic, "stock").subscribe()) {
             PulsarClient writer = clientAs("writer");
@@ -273,10 +266,7 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
      */
     @Test(groups = "integration", timeOut = 120_000)
     public void aStockSubscribeIsAuthorizedBeforeTheTopicIsLoadedOrItsSubscriptionChecked() throws Exception {
-        String namespace = newNamespace("stock-first");
-        grant(namespace, "writer", AuthAction.produce);
-        String topic = topicIn(namespace);
-        createWithOneMessage(topic);
+        String topic = topicWriterMayNotConsume("stock-first");
         PulsarClient writer = clientAs("writer");
         try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
             AuthorizationException loaded = expectThrows(AuthorizationException.class,
@@ -378,6 +368,18 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
         admin().namespaces().setSubscriptionAuthMode(namespace, SubscriptionAuthMode.Prefix);
         awaitPolicies(namespace, p -> p.subscription_auth_mode == SubscriptionAuthMode.Prefix);
         return namespace;
+    }
+
+    /**
+     * A topic with one message in a new namespace where "writer" may produce (so it may look the topic up and reaches
+     * the subscribe) but not consume.
+     */
+    private String topicWriterMayNotConsume(String prefix) throws Exception {
+        String namespace = newNamespace(prefix);
+        grant(namespace, "writer", AuthAction.produce);
+        String topic = topicIn(namespace);
+        createWithOneMessage(topic);
+        return topic;
     }
 
     /** Creates {@code topic} (as the super-user) with one message, "first". */
