@@ -40,8 +40,4 @@ final class HeldSubscribes {
     boolean release(long consumerId, Object token) {
         return held.remove(consumerId, token);
     }
-
-    int size() {
-        return held.size();
-    }
 }
