@@ -210,8 +210,13 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         });
     }
 
+    /** The failure a future completed with, out of its {@link CompletionException}. */
+    private static Throwable causeOf(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
     private void refuseUnauthorized(CommandSubscribe copy, Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = causeOf(error);
         log.warn("[{}][{}] Authorization check failed for role {}: {}", copy.getTopic(), copy.getSubscription(),
                 getAuthRole(), cause.getMessage());
         getCommandSender().sendErrorResponse(copy.getRequestId(), ServerError.AuthorizationError, cause.getMessage());
@@ -219,8 +224,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     private void continueSubscribe(CommandSubscribe copy, Throwable error) {
         if (error != null) {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null
-                    ? error.getCause() : error;
+            Throwable cause = causeOf(error);
             failures.log(copy.getTopic(), copy.getSubscription(), cause);
             getCommandSender().sendErrorResponse(copy.getRequestId(), BrokerServiceException.getClientErrorCode(cause),
                     cause.getMessage());

@@ -21,10 +21,11 @@ final class HeldSubscribes {
     /** Consumer id to the token of its held subscribe (a new object per subscribe). */
     private final Map<Long, Object> held = new HashMap<>();
 
-    /** Holds a subscribe for {@code consumerId}; returns its token, or null when one is held already. */
+    /** Holds a subscribe for {@code consumerId} (none is held for it: see {@link #isHeld}); returns its token. */
     Object hold(long consumerId) {
         Object token = new Object();
-        return held.putIfAbsent(consumerId, token) == null ? token : null;
+        held.put(consumerId, token);
+        return token;
     }
 
     boolean isHeld(long consumerId) {

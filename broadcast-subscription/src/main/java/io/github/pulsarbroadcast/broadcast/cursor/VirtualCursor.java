@@ -89,10 +89,8 @@ public final class VirtualCursor {
         VirtualCursor cursor = new VirtualCursor(acknowledged, rules);
         if (ranges.length > 0) {
             synchronized (cursor) {
-                cursor.individualAcks = new AckRanges();
-                cursor.individualAcks.addTriples(ranges);
+                cursor.individualAcks().addTriples(ranges);
                 cursor.moveAcknowledgedTo(acknowledged);
-                cursor.hasIndividualAcks = cursor.individualAcks != null;
                 PositionImpl last = cursor.individualAcks == null ? null : cursor.individualAcks.last();
                 if (last != null && cursor.compareToSent(last) > 0) {
                     cursor.setSent(last.getLedgerId(), last.getEntryId());
@@ -173,13 +171,10 @@ public final class VirtualCursor {
             moveAcknowledgedTo(position);
             return AckResult.ADVANCED;
         }
-        if (individualAcks == null) {
-            individualAcks = new AckRanges();
-            hasIndividualAcks = true;
-        } else if (individualAcks.contains(position)) {
+        if (individualAcks != null && individualAcks.contains(position)) {
             return AckResult.DUPLICATE;
         }
-        return individualAcks.add(position, rules.maxAckRanges()) ? AckResult.RECORDED : AckResult.DROPPED;
+        return individualAcks().add(position, rules.maxAckRanges()) ? AckResult.RECORDED : AckResult.DROPPED;
     }
 
     /**
@@ -211,17 +206,22 @@ public final class VirtualCursor {
         }
         if (compareToAcknowledged(first) <= 0 || first.equals(rules.sequence().next(acknowledgedPosition()))) {
             moveAcknowledgedTo(last);
+            sentUpToAcknowledged();
         } else {
-            if (individualAcks == null) {
-                individualAcks = new AckRanges();
-                hasIndividualAcks = true;
+            individualAcks().addRange(first, last);
+            if (compareToSent(last) > 0) {
+                setSent(last.getLedgerId(), last.getEntryId());
             }
-            individualAcks.addRange(first, last);
         }
-        if (compareToSent(last) > 0) {
-            setSent(last.getLedgerId(), last.getEntryId());
+    }
+
+    /** The individually acknowledged ranges, made when the first is recorded. Caller holds the monitor. */
+    private AckRanges individualAcks() {
+        if (individualAcks == null) {
+            individualAcks = new AckRanges();
+            hasIndividualAcks = true;
         }
-        sentUpToAcknowledged();
+        return individualAcks;
     }
 
     /**
