@@ -1,5 +1,8 @@
 package io.github.pulsarbroadcast.standalone;
 
+import static org.apache.pulsar.common.naming.NamespaceName.SYSTEM_NAMESPACE;
+import static org.apache.pulsar.common.naming.TopicName.TRANSACTION_COORDINATOR_ASSIGN;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -64,7 +67,10 @@ public final class EmbeddedPulsar implements AutoCloseable {
         return new Builder();
     }
 
-    /** Starts ZooKeeper, the bookies and the first broker, then creates the cluster and {@code public/default}. */
+    /**
+     * Starts ZooKeeper, the bookies and the first broker, then creates the cluster and {@code public/default} (and,
+     * with {@code transactionCoordinatorEnabled}, {@code pulsar/system} and the transaction coordinators' topic).
+     */
     public EmbeddedPulsar start() throws Exception {
         ownsWorkDir = spec.dataDir == null;
         workDir = ownsWorkDir ? Files.createTempDirectory("pulsar-broadcast-") : spec.dataDir.toAbsolutePath();
@@ -150,14 +156,26 @@ public final class EmbeddedPulsar implements AutoCloseable {
                     .brokerServiceUrl(broker.getBrokerServiceUrl())
                     .build());
         }
-        if (!admin.tenants().getTenants().contains("public")) {
-            admin.tenants().createTenant("public", TenantInfo.builder()
+        createNamespace(conf, "public", "public/default");
+        if (conf.isTransactionCoordinatorEnabled()) {
+            // As stock standalone: the system namespace and the topic that assigns transaction coordinators.
+            createNamespace(conf, SYSTEM_NAMESPACE.getTenant(), SYSTEM_NAMESPACE.toString());
+            if (!admin.topics().getPartitionedTopicList(SYSTEM_NAMESPACE.toString())
+                    .contains(TRANSACTION_COORDINATOR_ASSIGN.toString())) {
+                admin.topics().createPartitionedTopic(TRANSACTION_COORDINATOR_ASSIGN.toString(), 1);
+            }
+        }
+    }
+
+    private void createNamespace(ServiceConfiguration conf, String tenant, String namespace) throws Exception {
+        if (!admin.tenants().getTenants().contains(tenant)) {
+            admin.tenants().createTenant(tenant, TenantInfo.builder()
                     .adminRoles(conf.getSuperUserRoles())
                     .allowedClusters(Set.of(spec.clusterName))
                     .build());
         }
-        if (!admin.namespaces().getNamespaces("public").contains("public/default")) {
-            admin.namespaces().createNamespace("public/default", Set.of(spec.clusterName));
+        if (!admin.namespaces().getNamespaces(tenant).contains(namespace)) {
+            admin.namespaces().createNamespace(namespace, Set.of(spec.clusterName));
         }
     }
 

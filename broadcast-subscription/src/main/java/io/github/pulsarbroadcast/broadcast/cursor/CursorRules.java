@@ -1,15 +1,16 @@
 package io.github.pulsarbroadcast.broadcast.cursor;
 
 /**
- * What every virtual cursor of one subscription shares: the order of the topic's entries and the bound on
- * individually acknowledged ranges per consumer.
+ * What every virtual cursor of one subscription shares: the order of the topic's entries, the bound on
+ * individually acknowledged ranges per consumer, and the positions no consumer is sent.
  *
- * <p>Threading: immutable; any thread.
+ * <p>Threading: immutable (the {@link WithheldPositions} it holds is thread-safe); any thread.
  */
 public final class CursorRules {
 
     private final PositionSequence sequence;
     private final int maxAckRanges;
+    private final WithheldPositions withheld = new WithheldPositions();
 
     public CursorRules(PositionSequence sequence, int maxAckRanges) {
         if (maxAckRanges < 1) {
@@ -21,6 +22,10 @@ public final class CursorRules {
 
     public PositionSequence sequence() {
         return sequence;
+    }
+
+    public WithheldPositions withheld() {
+        return withheld;
     }
 
     public int maxAckRanges() {

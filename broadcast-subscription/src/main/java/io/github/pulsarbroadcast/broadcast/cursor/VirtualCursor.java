@@ -31,8 +31,8 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  *       moment (the entry alone moves while the ledger stays);</li>
  *   <li>the next pair is single-writer and read only by the dispatch thread; {@link #permits} is single-writer
  *       and volatile for stats readers;</li>
- *   <li>{@link #skipTo} and {@link #acknowledgeLost} also write the highest sent pair; they run on the dispatch
- *       thread too.</li>
+ *   <li>{@link #skipTo}, {@link #acknowledgeLost} and {@link #passWithheld} also write the highest sent pair; they
+ *       run on the dispatch thread too.</li>
  * </ul>
  */
 public final class VirtualCursor {
@@ -215,6 +215,24 @@ public final class VirtualCursor {
         }
     }
 
+    /**
+     * The consumer reached {@code position}, an entry no consumer is sent (recorded in the subscription's
+     * {@link WithheldPositions}): it counts as sent, and the acknowledged position moves over it now if everything
+     * before it is acknowledged, else with the acknowledgement that reaches it. Dispatch thread only (it writes the
+     * highest sent position).
+     */
+    public synchronized void passWithheld(PositionImpl position) {
+        if (compareToAcknowledged(position) <= 0) {
+            return;
+        }
+        if (compareToSent(position) > 0) {
+            setSent(position.getLedgerId(), position.getEntryId());
+        }
+        if (position.equals(rules.sequence().next(acknowledgedPosition()))) {
+            moveAcknowledgedTo(position);
+        }
+    }
+
     /** The individually acknowledged ranges, made when the first is recorded. Caller holds the monitor. */
     private AckRanges individualAcks() {
         if (individualAcks == null) {
@@ -231,12 +249,20 @@ public final class VirtualCursor {
      */
     private void moveAcknowledgedTo(PositionImpl position) {
         PositionImpl cumulative = position;
-        if (individualAcks != null) {
-            cumulative = individualAcks.absorbInto(position, rules.sequence());
-            if (individualAcks.isEmpty()) {
-                individualAcks = null;
-                hasIndividualAcks = false;
+        while (true) {
+            if (individualAcks != null) {
+                cumulative = individualAcks.absorbInto(cumulative, rules.sequence());
+                if (individualAcks.isEmpty()) {
+                    individualAcks = null;
+                    hasIndividualAcks = false;
+                }
             }
+            // Over the entries no consumer is sent that follow, as far as this consumer was sent (or passed) them.
+            PositionImpl passed = rules.withheld().passFrom(cumulative, rules.sequence(), sentLedger, sentEntry);
+            if (passed == cumulative) {
+                break;
+            }
+            cumulative = passed;
         }
         setAcknowledged(cumulative);
     }

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.Position;
-import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
@@ -57,8 +56,8 @@ public final class BroadcastSubscription extends PersistentSubscription
     BroadcastSubscription(PersistentTopic topic, String name, ManagedCursor cursor, Map<String, String> properties,
                           BroadcastService service, SubscriptionStart start) {
         super(topic, name, cursor, false, properties);
-        SubscriptionStorage storage = new ManagedCursorStorage(cursor, (ManagedLedgerImpl) topic.getManagedLedger(),
-                this, service.pulsar().getConfiguration().isAutoSkipNonRecoverableData());
+        SubscriptionStorage storage = new ManagedCursorStorage(cursor, topic, this,
+                service.pulsar().getConfiguration().isAutoSkipNonRecoverableData());
         this.broadcastDispatcher = new BroadcastDispatcher(this, storage, topic.getName(),
                 TopicName.getPartitionIndex(topic.getName()), service, start);
         this.dispatcher = broadcastDispatcher;

@@ -112,11 +112,18 @@ final class CatchUpReads extends StorageReads {
         // entries that were written: past the last one the ledger's next position is that position itself.
         TreeSet<PositionImpl> positions = new TreeSet<>();
         PositionImpl written = fanOut.storage.lastConfirmed();
-        for (PositionImpl p = first; positions.size() < count && p.compareTo(limit) < 0 && p.compareTo(written) <= 0
+        // Nor past the max read position: an operator's skip or reset can leave the tail past an open transaction.
+        PositionImpl max = fanOut.storage.maxReadPosition();
+        PositionImpl readable = max.compareTo(written) < 0 ? max : written;
+        for (PositionImpl p = first; positions.size() < count && p.compareTo(limit) < 0 && p.compareTo(readable) <= 0
                 && p.getLedgerId() == first.getLedgerId(); p = fanOut.storage.next(p)) {
             if (!positions.add(p)) {
                 break; // a next position that did not move on (never below the last written entry): never spin
             }
+        }
+        if (positions.isEmpty() && first.compareTo(readable) > 0 && first.compareTo(written) <= 0) {
+            awaitTransaction(); // they wait where they are
+            return;
         }
         if (positions.isEmpty()) {
             // The window or the tail caught up with them meanwhile.
@@ -177,7 +184,7 @@ final class CatchUpReads extends StorageReads {
         succeeded();
         unreadable.remove(requestedFrom.getLedgerId()); // storage serves it (again)
         PositionImpl upTo = requestedUpTo;
-        EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(upTo));
+        EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(upTo), fanOut.storage);
         countRead(batch);
         // Everyone whose position lies in the requested range is served from this one read; positions the read
         // skipped were already deleted from the subscription, so those consumers simply move past them. A consumer

@@ -20,11 +20,14 @@ final class EntryBatch implements EntrySource {
         this.after = after;
     }
 
-    /** Takes over the read's entries; {@code after} is the position following the last one. */
-    static EntryBatch of(List<Entry> read, PositionImpl after) {
+    /**
+     * Takes over the read's entries; {@code after} is the position following the last one; {@code storage} tells
+     * which transactions were aborted ({@link WindowEntry#withheld}).
+     */
+    static EntryBatch of(List<Entry> read, PositionImpl after, SubscriptionStorage storage) {
         List<WindowEntry> entries = new ArrayList<>(read.size());
         for (Entry entry : read) {
-            entries.add(WindowEntry.of(entry));
+            entries.add(WindowEntry.of(entry, storage));
         }
         return new EntryBatch(entries, after);
     }

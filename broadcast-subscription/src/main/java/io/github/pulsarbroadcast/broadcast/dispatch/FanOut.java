@@ -327,6 +327,9 @@ final class FanOut {
             PositionImpl following = i + 1 < source.size() ? source.get(i + 1).position : source.after();
             if (bc.cursor.needsNoSending(e.position)) {
                 bc.cursor.skip(following);
+            } else if (e.withheld) {
+                owner.passWithheld(bc, e.position);
+                bc.cursor.skip(following);
             } else {
                 send.addEntry(e);
                 bc.cursor.sent(e.position, following, e.messages);

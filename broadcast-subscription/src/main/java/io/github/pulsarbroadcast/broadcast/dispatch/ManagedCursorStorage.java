@@ -6,6 +6,8 @@ import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
+import org.apache.pulsar.broker.service.persistent.PersistentTopic;
+import org.apache.pulsar.client.api.transaction.TxnID;
 
 /**
  * {@link SubscriptionStorage} over the subscription's real managed cursor and the topic's managed ledger.
@@ -19,13 +21,16 @@ final class ManagedCursorStorage implements SubscriptionStorage {
 
     private final ManagedCursor cursor;
     private final ManagedLedgerImpl ledger;
+    /** The topic's transaction buffer answers {@link #maxReadPosition} and {@link #isTxnAborted}. */
+    private final PersistentTopic topic;
     private final BroadcastSubscription subscription;
     private final boolean skipNonRecoverable;
 
-    ManagedCursorStorage(ManagedCursor cursor, ManagedLedgerImpl ledger, BroadcastSubscription subscription,
+    ManagedCursorStorage(ManagedCursor cursor, PersistentTopic topic, BroadcastSubscription subscription,
                          boolean skipNonRecoverable) {
         this.cursor = cursor;
-        this.ledger = ledger;
+        this.ledger = (ManagedLedgerImpl) topic.getManagedLedger();
+        this.topic = topic;
         this.subscription = subscription;
         this.skipNonRecoverable = skipNonRecoverable;
     }
@@ -88,7 +93,17 @@ final class ManagedCursorStorage implements SubscriptionStorage {
         if (read.getEntryId() < 0) {
             cursor.seek(normalize(read));
         }
-        cursor.asyncReadEntriesOrWait(maxEntries, maxBytes, callback, ctx, PositionImpl.LATEST);
+        cursor.asyncReadEntriesOrWait(maxEntries, maxBytes, callback, ctx, maxReadPosition());
+    }
+
+    @Override
+    public PositionImpl maxReadPosition() {
+        return topic.getMaxReadPosition();
+    }
+
+    @Override
+    public boolean isTxnAborted(long mostBits, long leastBits) {
+        return topic.isTxnAborted(new TxnID(mostBits, leastBits));
     }
 
     @Override

@@ -22,6 +22,9 @@ abstract class StorageReads implements ReadEntriesCallback {
     boolean pending;
     private boolean retryScheduled;
     private final Backoff backoff = newBackoff();
+    /** The wait before reading again while an open transaction holds what is to be read ({@link #awaitTransaction}). */
+    private final Backoff transactionWait = new Backoff(10, TimeUnit.MILLISECONDS, 100, TimeUnit.MILLISECONDS, 0,
+            TimeUnit.MILLISECONDS);
 
     StorageReads(FanOut fanOut) {
         this.fanOut = fanOut;
@@ -49,6 +52,16 @@ abstract class StorageReads implements ReadEntriesCallback {
     /** A read succeeded: the next failure starts the back-off again. */
     final void succeeded() {
         backoff.reset();
+        transactionWait.reset();
+    }
+
+    /**
+     * What is to be read next lies past the max read position: it belongs to a transaction still open (or the
+     * topic's transaction buffer is still recovering). Reads again after a short wait, 10 ms doubling to 100 ms while
+     * it lasts, as nothing tells the managed ledger's readers when a transaction ends.
+     */
+    final void awaitTransaction() {
+        readLater(transactionWait.next());
     }
 
     /** Logs and counts a failed read, and reads again after the back-off. */
@@ -58,6 +71,15 @@ abstract class StorageReads implements ReadEntriesCallback {
             retryScheduled = false;
             read();
         });
+    }
+
+    /** Reads again after {@code delayMs}: nothing failed, but what there is cannot be read yet. */
+    private void readLater(long delayMs) {
+        retryScheduled = true;
+        fanOut.owner.schedule(() -> {
+            retryScheduled = false;
+            read();
+        }, delayMs);
     }
 
     /** Logs and counts a failed read, and runs {@code then} after {@code backoff}'s next delay (other reads go on). */

@@ -251,6 +251,17 @@ final class SubscriptionEngine {
         fanOut.end.tellIfDone(bc);
     }
 
+    /**
+     * {@code bc} reached an entry for no consumer ({@link WindowEntry#withheld}): it counts as acknowledged by it
+     * ({@link VirtualCursor#passWithheld}); dispatch thread.
+     */
+    void passWithheld(BroadcastConsumer bc, PositionImpl position) {
+        rules.withheld().add(position);
+        bc.cursor.passWithheld(position);
+        positions.changed();
+        fanOut.end.tellIfDone(bc);
+    }
+
     /** Applies one acknowledgement of {@code bc}; any thread. */
     AckResult acknowledge(BroadcastConsumer bc, long ledgerId, long entryId, boolean cumulative) {
         PositionImpl position = PositionImpl.get(ledgerId, entryId);
@@ -283,6 +294,7 @@ final class SubscriptionEngine {
     /** One periodic sync ({@link PeriodicSync}); dispatch thread. */
     void sync() {
         periodicSync.run();
+        rules.withheld().dropUpTo(storage.markDeleted());
     }
 
     // ----- reset, close -----

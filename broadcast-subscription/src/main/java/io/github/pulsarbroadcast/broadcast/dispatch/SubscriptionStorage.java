@@ -46,10 +46,22 @@ public interface SubscriptionStorage {
     PositionImpl normalize(PositionImpl position);
 
     /**
-     * Reads at most {@code maxEntries} entries at the read position, waiting for new ones when there are none;
-     * {@code ctx} comes back with the answer.
+     * Reads at most {@code maxEntries} entries at the read position, none past {@link #maxReadPosition} (read when the
+     * read starts), waiting for new ones when there are none; {@code ctx} comes back with the answer. The answer is
+     * empty when the read position is past the max read position (an open transaction), or became so while the read
+     * waited.
      */
     void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback, Object ctx);
+
+    /**
+     * The last entry readers may see now: the entries after it begin with a message of a transaction still open (the
+     * topic's transaction buffer, as stock dispatchers read it; {@link PositionImpl#LATEST} without transactions, and
+     * {@link PositionImpl#EARLIEST} while the buffer recovers). Tail reads stop there.
+     */
+    PositionImpl maxReadPosition();
+
+    /** Whether the transaction {@code (mostBits, leastBits)} was aborted: its messages are for no consumer. */
+    boolean isTxnAborted(long mostBits, long leastBits);
 
     /** The first position of the first ledger after ledger {@code ledgerId}; null when there is none. */
     PositionImpl firstOfNextLedger(long ledgerId);

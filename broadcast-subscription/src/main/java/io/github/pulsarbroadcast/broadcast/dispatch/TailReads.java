@@ -197,17 +197,21 @@ final class TailReads extends StorageReads {
     void onEntries(List<Entry> entries, long arrivedNanos) {
         long startNanos = System.nanoTime();
         pending = false;
-        if (fanOut.isClosed() || entries.isEmpty() || fanOut.owner.attachedCount() == 0) {
+        if (fanOut.isClosed() || fanOut.owner.attachedCount() == 0) {
             // Nobody to serve: drop the entries, and the window with them (it must stay a gap-free run of entries).
             entries.forEach(Entry::release);
             fanOut.window.clear();
             read();
             return;
         }
+        if (entries.isEmpty()) {
+            readAfterNothing(); // the window stays: nothing was added (the next batch is checked for a gap below)
+            return;
+        }
         succeeded();
         Entry last = entries.get(entries.size() - 1);
         EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(PositionImpl.get(last.getLedgerId(),
-                last.getEntryId())));
+                last.getEntryId())), fanOut.storage);
         frontier = batch.after();
         fanOut.owner.counters().tailEntriesRead += batch.size();
         EntryWindow window = fanOut.window;
@@ -230,6 +234,21 @@ final class TailReads extends StorageReads {
         }
         counters.fanOutPass.recordNanos(System.nanoTime() - startNanos);
         read();
+    }
+
+    /**
+     * A tail read found nothing it could return. The entries at the read position belong to a transaction still open:
+     * read again after a short wait ({@link #awaitTransaction}). Or the read had waited for new entries and was woken
+     * by a write made readable only after the read began (it keeps the max read position it was issued with): read
+     * again now.
+     */
+    private void readAfterNothing() {
+        PositionImpl max = fanOut.storage.maxReadPosition();
+        if (fanOut.storage.readPosition().compareTo(max) > 0 && max.compareTo(fanOut.storage.lastConfirmed()) < 0) {
+            awaitTransaction();
+        } else {
+            read();
+        }
     }
 
     /**

@@ -6,11 +6,12 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.allocator.PulsarByteBufAllocator;
 import org.apache.pulsar.common.api.proto.MessageMetadata;
 import org.apache.pulsar.common.protocol.Commands;
+import org.apache.pulsar.common.protocol.Markers;
 
 /**
  * One entry read from the managed ledger, shared by every consumer it is sent to. Parsed once when read: where the
- * message metadata starts (after any broker entry metadata) and how many messages the entry holds (the flow-control
- * cost of sending it).
+ * message metadata starts (after any broker entry metadata), how many messages the entry holds (the flow-control
+ * cost of sending it), and whether it is for no consumer at all ({@link #withheld}).
  *
  * <p>Threading: immutable after construction; the data buffer is reference-counted: {@link #retain}/{@link #release}
  * from any thread, and each write takes its own {@link #payloadFor slice}.
@@ -19,6 +20,13 @@ final class WindowEntry {
 
     final PositionImpl position;
     final int messages;
+    /**
+     * The entry is for no consumer, as stock dispatchers filter it (AbstractBaseDispatcher.filterEntriesForConsumer):
+     * a server-only marker (a transaction's commit or abort marker, a replicated subscription's), a message of an
+     * aborted transaction, or one whose metadata cannot be parsed. It is never sent: each consumer that reaches it
+     * counts it as acknowledged instead, as stock acknowledges it for the subscription.
+     */
+    final boolean withheld;
     private final ByteBuf data;
     /** Where the entry starts in {@link #data}'s own index space, and how long it is. */
     private final int start;
@@ -26,8 +34,9 @@ final class WindowEntry {
     /** Bytes of broker entry metadata before the message metadata (0 when there is none). */
     private final int brokerMetadataLength;
 
-    private WindowEntry(PositionImpl position, ByteBuf data, int brokerMetadataLength, int messages) {
+    private WindowEntry(PositionImpl position, ByteBuf data, int brokerMetadataLength, int messages, boolean withheld) {
         this.position = position;
+        this.withheld = withheld;
         this.data = data;
         this.start = data.readerIndex();
         this.length = data.readableBytes();
@@ -40,8 +49,9 @@ final class WindowEntry {
      * buffers (a composite, as the broker makes when {@code brokerEntryMetadataInterceptors} prepends its metadata)
      * is copied once into one pooled buffer: each connection then takes one slice of it with a reference count of
      * its own (see {@link ConnectionSend}), and a write costs one I/O vector instead of a walk over the components.
+     * {@code storage} tells which transactions were aborted.
      */
-    static WindowEntry of(Entry entry) {
+    static WindowEntry of(Entry entry, SubscriptionStorage storage) {
         ByteBuf data = flat(entry.getDataBuffer());
         PositionImpl position = PositionImpl.get(entry.getLedgerId(), entry.getEntryId());
         entry.release();
@@ -53,7 +63,17 @@ final class WindowEntry {
         MessageMetadata metadata = Commands.peekMessageMetadata(data, "broadcast", -1);
         data.readerIndex(start);
         int messages = metadata != null && metadata.hasNumMessagesInBatch() ? metadata.getNumMessagesInBatch() : 1;
-        return new WindowEntry(position, data, brokerMetadataLength, Math.max(messages, 1));
+        return new WindowEntry(position, data, brokerMetadataLength, Math.max(messages, 1),
+                isForNoConsumer(metadata, storage));
+    }
+
+    /** See {@link #withheld}; {@code metadata} is null when it could not be parsed. */
+    static boolean isForNoConsumer(MessageMetadata metadata, SubscriptionStorage storage) {
+        if (metadata == null || Markers.isServerOnlyMarker(metadata)) {
+            return true;
+        }
+        return metadata.hasTxnidMostBits() && metadata.hasTxnidLeastBits()
+                && storage.isTxnAborted(metadata.getTxnidMostBits(), metadata.getTxnidLeastBits());
     }
 
     /** A new reference to {@code data}'s readable bytes in one buffer: itself, or a copy when it is in pieces. */
@@ -95,6 +115,6 @@ final class WindowEntry {
 
     @Override
     public String toString() {
-        return position + "x" + messages;
+        return position + "x" + messages + (withheld ? " withheld" : "");
     }
 }

@@ -75,6 +75,45 @@ public class VirtualCursorTest {
         assertEquals(behind.acknowledged(), p(3, 4), "a range already acknowledged changes nothing");
     }
 
+    /**
+     * Entries no consumer is sent (transaction markers): a consumer that reaches one with everything before it
+     * acknowledged moves over it at once; one that has not keeps no range for it: the acknowledgement that reaches it
+     * moves over it, and over the individual acks that follow (regression, forty-first session's review: a range per
+     * marker and consumer, outside the bound on ranges). Never over one it has not reached.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void withheldEntriesAreMovedOverWithoutARangeEach() {
+        CursorRules rules = new CursorRules(TWO_LEDGERS, 1000);
+        VirtualCursor vc = new VirtualCursor(p(1, -1), rules);
+        vc.addPermits(100);
+        vc.sent(p(1, 0), p(1, 1), 1);
+        vc.acknowledgeIndividual(p(1, 0));
+        withheld(rules, vc, p(1, 1));
+        assertEquals(vc.acknowledged(), p(1, 1), "everything before was acknowledged: moved over at once");
+
+        vc.sent(p(1, 2), p(1, 3), 1);
+        withheld(rules, vc, p(1, 3));
+        vc.sent(p(1, 4), p(1, 5), 1);
+        withheld(rules, vc, p(1, 5));
+        assertEquals(vc.individualAckRanges(), 0, "no range for them");
+        assertEquals(vc.highestSent(), p(1, 5), "they count as sent");
+        assertEquals(vc.acknowledgeIndividual(p(1, 4)), AckResult.RECORDED);
+        rules.withheld().add(p(1, 7)); // another consumer reached (1,7); this one was sent only up to (1,6)
+        vc.sent(p(1, 6), p(1, 7), 1);
+        assertEquals(vc.acknowledgeIndividual(p(1, 6)), AckResult.RECORDED);
+        assertEquals(vc.acknowledgeIndividual(p(1, 2)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(1, 6), "over (1,3), the ack of (1,4), (1,5) and (1,6); not over (1,7)");
+        withheld(rules, vc, p(1, 7));
+        assertEquals(vc.acknowledged(), p(1, 7));
+        rules.withheld().dropUpTo(p(1, 7));
+        assertEquals(rules.withheld().size(), 0, "dropped once the mark-delete position passes them");
+    }
+
+    private static void withheld(CursorRules rules, VirtualCursor vc, PositionImpl position) {
+        rules.withheld().add(position);
+        vc.passWithheld(position);
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void ackOfAPositionNeverSentIsRefusedAndChangesNothing() {
         VirtualCursor vc = sentUpTo(p(1, 5));

@@ -97,6 +97,7 @@ final class DispatchModel {
 
     /** Runs {@code steps} random steps, a drain and the final checks; throws {@link AssertionError} on a violation. */
     void run(int steps) {
+        ledger.transactions.buffered = rnd.nextBoolean(); // a broker with transactions on, or off
         for (int i = 0; i < steps; i++) {
             step();
             checkNoLoss();
@@ -112,7 +113,15 @@ final class DispatchModel {
         if (r < 180) {
             int n = 1 + rnd.nextInt(3);
             for (int i = 0; i < n; i++) {
-                note("publish " + ledger.publish(rnd.nextInt(5) == 0));
+                int kind = rnd.nextInt(40);
+                if (kind < 3) {
+                    boolean aborted = kind == 0;
+                    note("publish " + (aborted ? "aborted message " : "marker ") + ledger.publishWithheld(aborted));
+                } else if (kind < 5 && ledger.transactions.buffered) {
+                    transactionStep();
+                } else {
+                    note("publish " + ledger.publish(rnd.nextInt(5) == 0));
+                }
             }
         } else if (r < 430) {
             for (int n = 1 + rnd.nextInt(5); n > 0 && world.runOne(); n--) {
@@ -150,6 +159,22 @@ final class DispatchModel {
             consumers.connectionDies();
         } else {
             consumers.lastLeavesWhileAnotherJoins();
+        }
+    }
+
+    /**
+     * A transaction opens (what is written from now on waits for it and for those open before it) or one of the open
+     * ones ends (the max read position moves to the next oldest's bound, or is lifted).
+     */
+    private void transactionStep() {
+        ModelTransactions transactions = ledger.transactions;
+        if (transactions.openCount() > 0 && (transactions.openCount() == 3 || rnd.nextBoolean())) {
+            transactions.end(rnd.nextInt(3));
+            note("a transaction ends, the max read position " + transactions.maxRead);
+        } else {
+            transactions.open(ledger.lastConfirmed());
+            note("a transaction opens after " + ledger.lastConfirmed() + ", the max read position "
+                    + transactions.maxRead);
         }
     }
 
@@ -215,12 +240,15 @@ final class DispatchModel {
     // ----- checks -----
 
     void checkNoLoss() {
+        check(ledger.transactions.violations.isEmpty(), "reads past an open transaction: "
+                + ledger.transactions.violations);
         PositionImpl markDeleted = ledger.markDeleted();
         if (resetPending) {
             check(markDeleted.equals(markDeletedAtResetStart), "the mark-delete moved during a reset");
         }
         for (ModelIdentity id : consumers.identities.values()) {
             if (id.retained()) {
+                id.absorb(); // markers written after its last acknowledgement
                 check(markDeleted.compareTo(max(id.cumAcked, floor)) <= 0, "the mark-delete position "
                         + markDeleted + " passed " + id.name + "'s acknowledged position " + id.cumAcked
                         + (id.connected ? " (connected)" : " (retained)"));

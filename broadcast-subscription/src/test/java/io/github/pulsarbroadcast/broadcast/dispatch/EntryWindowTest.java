@@ -88,7 +88,7 @@ public class EntryWindowTest {
         root.writeZero(100);
         ByteBuf slice = root.retainedSlice(777, entryBytes.length);
         root.release();
-        WindowEntry e = WindowEntry.of(EntryImpl.create(1, 0, slice));
+        WindowEntry e = WindowEntry.of(EntryImpl.create(1, 0, slice), TestEntries.storage());
         slice.release();
 
         ByteBuf payload = e.payloadFor(false);
@@ -105,7 +105,7 @@ public class EntryWindowTest {
 
     @Test(groups = "unit", timeOut = 10_000)
     public void windowEntryReadsTheBatchSize() {
-        WindowEntry e = WindowEntry.of(TestEntries.entry(1, 0, 7));
+        WindowEntry e = WindowEntry.of(TestEntries.entry(1, 0, 7), TestEntries.storage());
         assertEquals(e.messages, 7);
         assertTrue(e.payloadSize() > 0);
         e.release();

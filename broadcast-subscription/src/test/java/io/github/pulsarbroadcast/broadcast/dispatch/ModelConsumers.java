@@ -85,6 +85,7 @@ final class ModelConsumers implements ModelHarness.Deliveries {
         model.check(!mustResume || bc.resumed, name
                 + " rejoined within the grace period but did not resume its position");
         model.check(!bc.resumed || (!id.dropped && id.leftAtNanos >= 0), name + " resumed a position it never had");
+        id.absorb(); // markers written after its last acknowledgement
         model.check(!bc.resumed || bc.cursor.acknowledged().compareTo(max(id.cumAcked, model.floor)) <= 0, name
                 + " resumed at " + bc.cursor.acknowledged() + ", past what it acknowledged: " + id.cumAcked);
         if (!bc.resumed) {
@@ -233,6 +234,9 @@ final class ModelConsumers implements ModelHarness.Deliveries {
             s.consumedSinceFlow++; // sent before the redelivery: the client drops it and returns the permit
             return;
         }
+        model.check(!ledger.transactions.isWithheld(p), s.id.name + " was sent " + p + ", an entry for no consumer");
+        model.check(p.compareTo(ledger.transactions.maxRead) <= 0, s.id.name + " was sent " + p
+                + " past the max read position " + ledger.transactions.maxRead + " (an open transaction)");
         model.check(s.lastDelivered == null || p.compareTo(s.lastDelivered) > 0, s.id.name + " received " + p
                 + " after " + s.lastDelivered);
         PositionImpl floor = model.floor;
@@ -241,9 +245,9 @@ final class ModelConsumers implements ModelHarness.Deliveries {
             lower = max(lower, s.lastDelivered);
         }
         for (PositionImpl q : ledger.between(lower, p)) {
-            model.check(q.equals(p) || s.id.acked.contains(q), s.id.name + " received " + p + " but never " + q
-                    + " (start " + s.id.start + ", acked " + s.id.cumAcked + ", floor " + floor + ", last delivered "
-                    + s.lastDelivered + ", engine " + s.bc + ")");
+            model.check(q.equals(p) || s.id.acked.contains(q) || ledger.transactions.isWithheld(q), s.id.name
+                    + " received " + p + " but never " + q + " (start " + s.id.start + ", acked " + s.id.cumAcked
+                    + ", floor " + floor + ", last delivered " + s.lastDelivered + ", engine " + s.bc + ")");
         }
         s.lastDelivered = p;
         s.inbox.add(p);

@@ -35,6 +35,7 @@ final class ModelDrain {
             model.resetStep();
         }
         ledger.failNextReads = 0;
+        ledger.transactions.endAll(); // what open transactions held may be read now
         if (consumers.sessions.isEmpty()) {
             consumers.join(ModelConsumers.NAMES[0], InitialPosition.Earliest);
         }
@@ -82,6 +83,7 @@ final class ModelDrain {
     private boolean done() {
         PositionImpl end = ledger.lastConfirmed();
         for (ModelSession s : consumers.sessions) {
+            s.id.absorb(); // markers written after its last acknowledgement
             if (s.id.cumAcked.compareTo(end) < 0) {
                 return false;
             }

@@ -58,6 +58,7 @@ final class ModelIdentity {
         cumAcked = position;
         acked.clear();
         dropped = false;
+        absorb();
     }
 
     boolean retained() {
@@ -85,7 +86,19 @@ final class ModelIdentity {
         } else {
             acked.add(p);
         }
-        for (PositionImpl n = ledger.next(cumAcked); acked.remove(n); n = ledger.next(cumAcked)) {
+        absorb();
+    }
+
+    /**
+     * Moves the acknowledged position over what follows it that was acknowledged on its own, and over markers (no
+     * consumer gets them: the broker counts them acknowledged when the consumer reaches them).
+     */
+    void absorb() {
+        if (cumAcked == null) {
+            return; // never joined
+        }
+        for (PositionImpl n = ledger.next(cumAcked); acked.remove(n) || ledger.transactions.isWithheld(n);
+                n = ledger.next(cumAcked)) {
             cumAcked = n;
         }
         acked.removeIf(x -> x.compareTo(cumAcked) <= 0);

@@ -24,15 +24,12 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
 final class ModelLedger implements SubscriptionStorage {
 
     private final ModelLedgerLayout layout;
-    private final ModelStorageAnswers answers = new ModelStorageAnswers();
+    /** Markers and the max read position of a topic written with transactions. */
+    final ModelTransactions transactions = new ModelTransactions();
+    private final ModelStorageAnswers answers = new ModelStorageAnswers(transactions);
     private PositionImpl markDeleted;
     private PositionImpl readPosition;
-    private ReadEntriesCallback waitingRead;
-    private int waitingMax;
-    private Object waitingCtx;
-    /** The last waiting read cancelled, and its ctx: {@link #failCancelledRead} fails it late. */
-    private ReadEntriesCallback cancelledRead;
-    private Object cancelledCtx;
+    private final ModelWaitingRead waiting = new ModelWaitingRead();
     /**
      * A waiting read the dispatcher does not know of (as a failed read the managed cursor kept): the next tail read
      * fails with ConcurrentWaitCallbackException, as the managed cursor's, until a cancel drops it.
@@ -40,7 +37,6 @@ final class ModelLedger implements SubscriptionStorage {
     boolean strayWaitingRead;
     /** Writes sent and not yet confirmed: while any is, a terminated ledger's last entry may still move. */
     int pendingAdds;
-    private boolean onWaitingList;
     int failNextReads;
     /** A terminated topic: a tail read with nothing left fails with NoMoreEntriesToRead, as the managed ledger's. */
     private boolean terminated;
@@ -82,12 +78,30 @@ final class ModelLedger implements SubscriptionStorage {
     /** Appends one entry (rolling over first when the open ledger is full; {@code skipLedger} leaves a gap). */
     PositionImpl publish(boolean skipLedger) {
         PositionImpl published = layout.append(skipLedger);
-        if (waitingRead != null && onWaitingList) {
-            ReadEntriesCallback cb = waitingRead;
-            waitingRead = null;
-            onWaitingList = false;
-            readTail(waitingMax, Long.MAX_VALUE, cb, waitingCtx);
+        wakeWaitingRead();
+        return published;
+    }
+
+    private void wakeWaitingRead() {
+        int maxEntries = waiting.maxEntries;
+        Object ctx = waiting.ctx;
+        ReadEntriesCallback woken = waiting.wake();
+        if (woken != null) {
+            readTail(maxEntries, woken, ctx, waiting.maxRead);
         }
+    }
+
+    /**
+     * Appends one entry for no consumer: a server-only marker (a commit or abort marker), or with {@code aborted} a
+     * message of an aborted transaction.
+     */
+    PositionImpl publishWithheld(boolean aborted) {
+        PositionImpl published = layout.append(false);
+        transactions.withheld.add(published);
+        if (aborted) {
+            transactions.abortedMessages.add(published);
+        }
+        wakeWaitingRead();
         return published;
     }
 
@@ -108,7 +122,7 @@ final class ModelLedger implements SubscriptionStorage {
 
     /** Stock {@code removeWaitingCursor}: the read stays armed in the cursor but nothing wakes it. */
     void removeWaitingCursor() {
-        onWaitingList = false;
+        waiting.onWaitingList = false;
     }
 
     /** An operator (TTL, eviction, skip) moves the mark-delete position forward. */
@@ -135,8 +149,7 @@ final class ModelLedger implements SubscriptionStorage {
     void reload() {
         layout.openNewLedger(true);
         readPosition = next(markDeleted);
-        waitingRead = null;
-        onWaitingList = false;
+        waiting.disarm();
         answers.clear();
     }
 
@@ -200,6 +213,21 @@ final class ModelLedger implements SubscriptionStorage {
 
     @Override
     public void readTail(int maxEntries, long maxBytes, ReadEntriesCallback callback, Object ctx) {
+        readTail(maxEntries, callback, ctx, maxReadPosition());
+    }
+
+    @Override
+    public PositionImpl maxReadPosition() {
+        return transactions.maxReadPosition(lastConfirmed());
+    }
+
+    @Override
+    public boolean isTxnAborted(long mostBits, long leastBits) {
+        return leastBits == 0 && transactions.aborted.contains(mostBits);
+    }
+
+    /** A tail read bounded by {@code maxRead}, the max read position when it was issued. */
+    private void readTail(int maxEntries, ReadEntriesCallback callback, Object ctx, PositionImpl maxRead) {
         if (tailReadsThatThrow > 0) {
             tailReadsThatThrow--;
             throw new NullPointerException("a tail read that throws");
@@ -211,7 +239,7 @@ final class ModelLedger implements SubscriptionStorage {
         }
         // Stricter than the managed cursor (which fails the read with ConcurrentWaitCallbackException): the
         // dispatcher must never read while a read of its own waits.
-        if (waitingRead != null) {
+        if (waiting.isArmed()) {
             throw new IllegalStateException("a second tail read while one waits");
         }
         if (layout.readOpensOneOf(lostLedgers, readPosition)) {
@@ -221,20 +249,26 @@ final class ModelLedger implements SubscriptionStorage {
             return;
         }
         PositionImpl start = layout.tailReadStart(readPosition);
+        if (exists(start) && start.compareTo(maxRead) > 0) {
+            // As ManagedLedgerImpl.internalReadFromLedger: past the max read position the read returns nothing.
+            answers.add(() -> callback.readEntriesComplete(new ArrayList<>(), ctx));
+            return;
+        }
         List<PositionImpl> positions = new ArrayList<>();
-        for (PositionImpl p = start; positions.size() < maxEntries && exists(p); p = next(p)) {
+        for (PositionImpl p = start; positions.size() < maxEntries && exists(p) && p.compareTo(maxRead) <= 0;
+                p = next(p)) {
             positions.add(p);
         }
         if (positions.isEmpty() && terminated) {
             // As ManagedCursorImpl.checkForNewEntries: the read fails and stays registered as the waiting read, on
             // the ledger's waiting list (a write confirmed later wakes it), until cancelled (another tail read
             // meanwhile throws below).
-            waitForEntries(maxEntries, callback, ctx);
+            waiting.arm(maxEntries, callback, ctx, maxRead); // a publish wakes it
             failAtTheEnd(callback, ctx);
             return;
         }
         if (positions.isEmpty()) {
-            waitForEntries(maxEntries, callback, ctx);
+            waiting.arm(maxEntries, callback, ctx, maxRead); // a publish wakes it
             return;
         }
         // As the managed cursor without autoSkipNonRecoverableData (it reads one ledger at a time): a read that starts
@@ -280,14 +314,6 @@ final class ModelLedger implements SubscriptionStorage {
         readTail(maxEntries, Long.MAX_VALUE, callback, ctx);
     }
 
-    /** The read waits for entries, registered on the ledger's waiting list (a publish wakes it). */
-    private void waitForEntries(int maxEntries, ReadEntriesCallback callback, Object ctx) {
-        waitingRead = callback;
-        waitingMax = maxEntries;
-        waitingCtx = ctx;
-        onWaitingList = true;
-    }
-
     private boolean isLost(PositionImpl p) {
         return unreadable.contains(p) || lostLedgers.contains(p.getLedgerId());
     }
@@ -317,8 +343,8 @@ final class ModelLedger implements SubscriptionStorage {
      * happened to its op since).
      */
     void failCancelledRead() {
-        ReadEntriesCallback callback = cancelledRead;
-        Object ctx = cancelledCtx;
+        ReadEntriesCallback callback = waiting.cancelled;
+        Object ctx = waiting.cancelledCtx;
         answers.add(() -> callback.readEntriesFailed(
                 new ManagedLedgerException.NoMoreEntriesToReadException("terminated"), ctx));
     }
@@ -339,14 +365,7 @@ final class ModelLedger implements SubscriptionStorage {
             strayWaitingRead = false;
             return true;
         }
-        if (waitingRead == null) {
-            return false;
-        }
-        cancelledRead = waitingRead;
-        cancelledCtx = waitingCtx;
-        waitingRead = null;
-        onWaitingList = false;
-        return true;
+        return waiting.cancel();
     }
 
     @Override
@@ -363,6 +382,7 @@ final class ModelLedger implements SubscriptionStorage {
                 skipped.add(p);
             } else {
                 missing |= !exists(p);
+                transactions.checkRead("a replay", p);
                 toRead.add(p);
             }
         }

@@ -19,6 +19,11 @@ final class ModelStorageAnswers {
     private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
     private final ArrayDeque<Runnable> heldReplays = new ArrayDeque<>();
     private final List<ByteBuf> created = new ArrayList<>();
+    private final ModelTransactions transactions;
+
+    ModelStorageAnswers(ModelTransactions transactions) {
+        this.transactions = transactions;
+    }
 
     /** Queues {@code answer} after the answers already queued. */
     void add(Runnable answer) {
@@ -59,7 +64,10 @@ final class ModelStorageAnswers {
     List<Entry> entries(List<PositionImpl> positions) {
         List<Entry> out = new ArrayList<>();
         for (PositionImpl p : positions) {
-            Entry e = TestEntries.entry(p.getLedgerId(), p.getEntryId(), 1);
+            Entry e = transactions.abortedMessages.contains(p)
+                    ? TestEntries.inTransaction(p.getLedgerId(), p.getEntryId(), ModelTransactions.ABORTED_TXN)
+                    : transactions.isWithheld(p) ? TestEntries.marker(p.getLedgerId(), p.getEntryId())
+                    : TestEntries.entry(p.getLedgerId(), p.getEntryId(), 1);
             created.add(e.getDataBuffer());
             out.add(e);
         }

@@ -10,6 +10,7 @@ import org.apache.bookkeeper.mledger.impl.EntryImpl;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.MessageMetadata;
 import org.apache.pulsar.common.protocol.Commands;
+import org.apache.pulsar.common.protocol.Markers;
 
 /** Real managed-ledger entries holding real Pulsar message metadata, for tests without a broker. */
 final class TestEntries {
@@ -32,11 +33,36 @@ final class TestEntries {
         return e;
     }
 
+    /** An entry at {@code ledger:entry} holding one message written in transaction {@code (txnMostBits, 0)}. */
+    static Entry inTransaction(long ledger, long entry, long txnMostBits) {
+        MessageMetadata metadata = new MessageMetadata().setProducerName("test").setSequenceId(entry)
+                .setPublishTime(System.currentTimeMillis()).setTxnidMostBits(txnMostBits).setTxnidLeastBits(0);
+        ByteBuf payload = Unpooled.wrappedBuffer(new byte[] {1});
+        ByteBuf data = Commands.serializeMetadataAndPayload(Commands.ChecksumType.Crc32c, metadata, payload);
+        Entry e = EntryImpl.create(ledger, entry, data);
+        data.release();
+        payload.release();
+        return e;
+    }
+
+    /** An entry at {@code ledger:entry} holding a transaction's commit marker (a server-only marker). */
+    static Entry marker(long ledger, long entry) {
+        ByteBuf data = Markers.newTxnCommitMarker(entry, 1, entry);
+        Entry e = EntryImpl.create(ledger, entry, data);
+        data.release();
+        return e;
+    }
+
+    /** Storage for parsing entries: no transaction aborted. */
+    static SubscriptionStorage storage() {
+        return new ModelLedger(1, 1000);
+    }
+
     static EntryBatch batch(long ledger, long fromEntry, int count) {
         List<Entry> entries = new ArrayList<>();
         for (long e = fromEntry; e < fromEntry + count; e++) {
             entries.add(entry(ledger, e, 1));
         }
-        return EntryBatch.of(entries, PositionImpl.get(ledger, fromEntry + count));
+        return EntryBatch.of(entries, PositionImpl.get(ledger, fromEntry + count), storage());
     }
 }
