@@ -22,22 +22,26 @@ final class AckRanges {
 
     private final RangeSet<PositionImpl> ranges = TreeRangeSet.create();
 
-    /** Records {@code position}; false when it would need a range beyond {@code maxRanges}. */
-    boolean add(PositionImpl position, int maxRanges) {
-        Range<PositionImpl> single = Range.closedOpen(position, PositionImpl.get(position.getLedgerId(),
-                position.getEntryId() + 1));
-        if (ranges.asRanges().size() >= maxRanges && !ranges.encloses(single)
-                && !ranges.contains(PositionImpl.get(position.getLedgerId(), position.getEntryId() - 1))
-                && !ranges.contains(single.upperEndpoint())) {
+    /**
+     * Records {@code first} to {@code last} (one ledger; one position, or one with the entries no consumer is sent
+     * beside it); false when it would need a range beyond {@code maxRanges}.
+     */
+    boolean add(PositionImpl first, PositionImpl last, int maxRanges) {
+        Range<PositionImpl> range = Range.closedOpen(first, PositionImpl.get(last.getLedgerId(),
+                last.getEntryId() + 1));
+        if (ranges.asRanges().size() >= maxRanges && !ranges.encloses(range)
+                && !ranges.contains(PositionImpl.get(first.getLedgerId(), first.getEntryId() - 1))
+                && !ranges.contains(range.upperEndpoint())) {
             return false;
         }
-        ranges.add(single);
+        ranges.add(range);
         return true;
     }
 
     /**
      * Records every position from {@code first} to {@code last}, both in one ledger, whatever the bound: entries that
-     * storage lost, skipped (a few ranges at most, one per lost range).
+     * storage lost, skipped (a few ranges at most, one per lost range), or an entry no consumer is sent that joins the
+     * range before it (no new range).
      */
     void addRange(PositionImpl first, PositionImpl last) {
         ranges.add(Range.closedOpen(first, PositionImpl.get(last.getLedgerId(), last.getEntryId() + 1)));

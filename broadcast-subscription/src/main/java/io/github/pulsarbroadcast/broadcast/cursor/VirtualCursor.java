@@ -94,6 +94,7 @@ public final class VirtualCursor {
                 PositionImpl last = cursor.individualAcks == null ? null : cursor.individualAcks.last();
                 if (last != null && cursor.compareToSent(last) > 0) {
                     cursor.setSent(last.getLedgerId(), last.getEntryId());
+                    cursor.moveAcknowledgedTo(cursor.acknowledgedPosition()); // over entries no consumer is sent
                 }
                 cursor.sentUpToAcknowledged();
                 cursor.setNext(rules.sequence().next(cursor.acknowledgedPosition()));
@@ -167,14 +168,17 @@ public final class VirtualCursor {
         if (compareToAcknowledged(position) <= 0) {
             return AckResult.DUPLICATE;
         }
-        if (position.equals(rules.sequence().next(acknowledgedPosition()))) {
+        // With the entries no consumer is sent just before and after it, so that they do not split its ranges.
+        PositionImpl first = rules.withheld().extendBack(position, ackedLedger, ackedEntry);
+        if (first.equals(rules.sequence().next(acknowledgedPosition()))) {
             moveAcknowledgedTo(position);
             return AckResult.ADVANCED;
         }
         if (individualAcks != null && individualAcks.contains(position)) {
             return AckResult.DUPLICATE;
         }
-        return individualAcks().add(position, rules.maxAckRanges()) ? AckResult.RECORDED : AckResult.DROPPED;
+        PositionImpl last = rules.withheld().passFrom(position, rules.sequence(), sentLedger, sentEntry);
+        return individualAcks().add(first, last, rules.maxAckRanges()) ? AckResult.RECORDED : AckResult.DROPPED;
     }
 
     /**
@@ -218,19 +222,27 @@ public final class VirtualCursor {
     /**
      * The consumer reached {@code position}, an entry no consumer is sent (recorded in the subscription's
      * {@link WithheldPositions}): it counts as sent, and the acknowledged position moves over it now if everything
-     * before it is acknowledged, else with the acknowledgement that reaches it. Dispatch thread only (it writes the
-     * highest sent position).
+     * before it is acknowledged, else with the acknowledgement that reaches it (joining the range of individual acks
+     * just before it, if any). Dispatch thread only (it writes the highest sent position).
+     *
+     * @return whether the acknowledged position moved
      */
-    public synchronized void passWithheld(PositionImpl position) {
+    public synchronized boolean passWithheld(PositionImpl position) {
         if (compareToAcknowledged(position) <= 0) {
-            return;
+            return false;
         }
         if (compareToSent(position) > 0) {
             setSent(position.getLedgerId(), position.getEntryId());
         }
         if (position.equals(rules.sequence().next(acknowledgedPosition()))) {
             moveAcknowledgedTo(position);
+            return true;
         }
+        if (individualAcks != null
+                && individualAcks.contains(PositionImpl.get(position.getLedgerId(), position.getEntryId() - 1))) {
+            individualAcks.addRange(position, position); // joins the range before it: no new range
+        }
+        return false;
     }
 
     /** The individually acknowledged ranges, made when the first is recorded. Caller holds the monitor. */

@@ -46,10 +46,40 @@ public final class WithheldPositions {
             return from;
         }
         PositionImpl at = from;
-        for (PositionImpl n = sequence.next(at); VirtualCursor.compare(n.getLedgerId(), n.getEntryId(), limitLedger,
-                limitEntry) <= 0 && positions.contains(n); n = sequence.next(at)) {
-            at = n;
+        while (VirtualCursor.compare(at.getLedgerId(), at.getEntryId(), limitLedger, limitEntry) < 0) {
+            PositionImpl w = positions.higher(at);
+            if (w == null || VirtualCursor.compare(w.getLedgerId(), w.getEntryId(), limitLedger, limitEntry) > 0
+                    || !follows(w, at, sequence)) {
+                break;
+            }
+            at = w;
         }
         return at;
+    }
+
+    /**
+     * {@code position} moved back over the withheld positions just before it in its ledger, none at or below
+     * {@code (floorLedger, floorEntry)}; {@code position} itself when there is none.
+     */
+    PositionImpl extendBack(PositionImpl position, long floorLedger, long floorEntry) {
+        if (positions.isEmpty()) {
+            return position;
+        }
+        PositionImpl at = position;
+        for (PositionImpl w = positions.lower(at); w != null && w.getLedgerId() == at.getLedgerId()
+                && w.getEntryId() == at.getEntryId() - 1
+                && VirtualCursor.compare(w.getLedgerId(), w.getEntryId(), floorLedger, floorEntry) > 0;
+                w = positions.lower(at)) {
+            at = w;
+        }
+        return at;
+    }
+
+    /** Whether {@code position} comes right after {@code before} (in one ledger without asking the sequence). */
+    private static boolean follows(PositionImpl position, PositionImpl before, PositionSequence sequence) {
+        if (position.getLedgerId() == before.getLedgerId()) {
+            return position.getEntryId() == before.getEntryId() + 1;
+        }
+        return position.equals(sequence.next(before));
     }
 }

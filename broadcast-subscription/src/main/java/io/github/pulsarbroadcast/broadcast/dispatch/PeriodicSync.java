@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
+import io.github.pulsarbroadcast.broadcast.cursor.WithheldPositions;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
@@ -38,6 +39,8 @@ final class PeriodicSync {
     private final BooleanSupplier closed;
     /** Reused by every run; dispatch thread. */
     private final PositionScan scan = new PositionScan();
+    /** The positions of entries no consumer is sent ({@link #dropWithheld}). */
+    private final WithheldPositions withheld;
     /** What the metrics read of every consumer, gathered by {@link #run} while it scans. */
     final ConsumerSummaries summaries = new ConsumerSummaries();
     /** Asked under the positions' lock at the start of each scan. */
@@ -45,8 +48,10 @@ final class PeriodicSync {
 
     PeriodicSync(String name, SubscriptionStorage storage, BroadcastConfig config, RetainedCursors cursors,
                  FanOut fanOut, PositionSync positions, RecoveryWindow recovery, ResetGate resets,
-                 DispatchCounters counters, LongSupplier nanoClock, BooleanSupplier closed) {
+                 DispatchCounters counters, LongSupplier nanoClock, BooleanSupplier closed,
+                 WithheldPositions withheld) {
         this.name = name;
+        this.withheld = withheld;
         this.storage = storage;
         this.config = config;
         this.cursors = cursors;
@@ -89,7 +94,19 @@ final class PeriodicSync {
         if (scan.lowestNext != null) {
             fanOut.trimWindow(scan.lowestNext);
         }
+        dropWithheld();
         positions.maybeSave(cursors, nanoClock.getAsLong());
+    }
+
+    /**
+     * Drops the positions of entries no consumer is sent that every connected consumer has acknowledged past. A
+     * retained position below them (a consumer away) does not keep them: when it comes back it is sent everything
+     * after its acknowledged position again and so reaches those entries again, which records them again. So the set
+     * holds what lies between the slowest connected consumer and the tail, not what an absent one holds back.
+     */
+    private void dropWithheld() {
+        withheld.dropUpTo(scan.lowestConnectedAcknowledged != null ? scan.lowestConnectedAcknowledged
+                : PositionImpl.LATEST);
     }
 
     /** Prepares the scan; true when this one gathers the consumers' summaries for the metrics. */

@@ -23,6 +23,8 @@ final class PositionScan {
     /** The mark-delete position the scan started from (null: it did not run). */
     PositionImpl markDeleted;
     PositionImpl lowestAcknowledged;
+    /** The lowest acknowledged position of the connected consumers (null: none is connected). */
+    PositionImpl lowestConnectedAcknowledged;
     PositionImpl lowestNext;
     final List<BroadcastConsumer> movedForward = new ArrayList<>();
     /** Whether any position (connected or retained) was moved forward. */

@@ -203,10 +203,11 @@ final class RetainedCursors implements NameHandover.Releases {
     /**
      * One pass over every position: drops retained ones that expired, moves each one below {@code markDeleted} up to
      * it (connected consumers so moved are listed), and finds the lowest acknowledged position of all and the
-     * lowest next position of the connected ones.
+     * lowest acknowledged and next positions of the connected ones.
      */
     synchronized void scan(PositionImpl markDeleted, long nowNanos, PositionScan out) {
         out.lowestAcknowledged = null;
+        out.lowestConnectedAcknowledged = null;
         out.lowestNext = null;
         out.movedForward.clear();
         out.movedAny = false;
@@ -236,6 +237,7 @@ final class RetainedCursors implements NameHandover.Releases {
         out.lowestAcknowledged = cursor.lowerAcknowledged(out.lowestAcknowledged);
         if (attachedTo != null) {
             out.lowestNext = cursor.lowerNext(out.lowestNext);
+            out.lowestConnectedAcknowledged = cursor.lowerAcknowledged(out.lowestConnectedAcknowledged);
         }
         if (out.summaries != null) {
             out.summaries.add(cursor.acknowledgedAs(out.lagOf), attachedTo);

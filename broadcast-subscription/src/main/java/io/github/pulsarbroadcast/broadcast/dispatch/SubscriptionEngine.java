@@ -77,7 +77,7 @@ final class SubscriptionEngine {
         this.positions = new PositionSync(start.store, config.positionSyncIntervalMs(), name, loop, nanoClock,
                 recovery::joinFloor);
         this.periodicSync = new PeriodicSync(name, storage, config, cursors, fanOut, positions, recovery, resets,
-                counters, nanoClock, () -> closed);
+                counters, nanoClock, () -> closed, rules.withheld());
         if (start.restored != null) {
             int expired = restore(start.restored);
             counters.retainedExpired.add(expired);
@@ -256,10 +256,11 @@ final class SubscriptionEngine {
      * ({@link VirtualCursor#passWithheld}); dispatch thread.
      */
     void passWithheld(BroadcastConsumer bc, PositionImpl position) {
-        rules.withheld().add(position);
-        bc.cursor.passWithheld(position);
-        positions.changed();
-        fanOut.end.tellIfDone(bc);
+        rules.withheld().add(position); // again if it was dropped: a consumer back from away reaches it again
+        if (bc.cursor.passWithheld(position)) {
+            positions.changed();
+            fanOut.end.tellIfDone(bc);
+        }
     }
 
     /** Applies one acknowledgement of {@code bc}; any thread. */
@@ -294,7 +295,6 @@ final class SubscriptionEngine {
     /** One periodic sync ({@link PeriodicSync}); dispatch thread. */
     void sync() {
         periodicSync.run();
-        rules.withheld().dropUpTo(storage.markDeleted());
     }
 
     // ----- reset, close -----

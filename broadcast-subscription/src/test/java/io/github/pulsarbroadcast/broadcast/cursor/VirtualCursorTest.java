@@ -109,6 +109,32 @@ public class VirtualCursorTest {
         assertEquals(rules.withheld().size(), 0, "dropped once the mark-delete position passes them");
     }
 
+    /**
+     * A consumer that holds one message back and acknowledges every later one on its own keeps one range, whether
+     * entries no consumer is sent lie between them or not (regression, forty-first session's second review: a range
+     * per transaction, and acks dropped past the bound once there were more transactions than it).
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void entriesNoConsumerIsSentDoNotSplitTheRangesOfIndividualAcks() {
+        CursorRules rules = new CursorRules(TWO_LEDGERS, 3);
+        VirtualCursor vc = new VirtualCursor(p(3, -1), rules);
+        vc.addPermits(1000);
+        vc.sent(p(3, 0), p(3, 1), 1); // held back
+        for (long e = 1; e < 40; e += 2) {
+            vc.sent(p(3, e), p(3, e + 1), 1);
+            if (e % 4 == 1) {
+                withheld(rules, vc, p(3, e + 1)); // reached before the message before it was acknowledged
+                assertEquals(vc.acknowledgeIndividual(p(3, e)), AckResult.RECORDED);
+            } else {
+                assertEquals(vc.acknowledgeIndividual(p(3, e)), AckResult.RECORDED);
+                withheld(rules, vc, p(3, e + 1)); // reached after
+            }
+            assertEquals(vc.individualAckRanges(), 1, "one range after " + p(3, e));
+        }
+        assertEquals(vc.acknowledgeIndividual(p(3, 0)), AckResult.ADVANCED);
+        assertEquals(vc.acknowledged(), p(3, 40));
+    }
+
     private static void withheld(CursorRules rules, VirtualCursor vc, PositionImpl position) {
         rules.withheld().add(position);
         vc.passWithheld(position);

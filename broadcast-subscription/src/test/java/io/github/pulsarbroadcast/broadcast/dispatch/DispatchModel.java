@@ -242,6 +242,10 @@ final class DispatchModel {
     void checkNoLoss() {
         check(ledger.transactions.violations.isEmpty(), "reads past an open transaction: "
                 + ledger.transactions.violations);
+        for (ModelSession s : consumers.sessions) {
+            check(s.bc.cursor.acknowledged().compareTo(s.bc.cursor.highestSent()) <= 0, s.id.name + "'s acknowledged"
+                    + " position is past the highest it was sent: " + s.bc.cursor);
+        }
         PositionImpl markDeleted = ledger.markDeleted();
         if (resetPending) {
             check(markDeleted.equals(markDeletedAtResetStart), "the mark-delete moved during a reset");
