@@ -89,6 +89,26 @@ final class ModelHarness implements DispatchLoop {
         }
     }
 
+    /** Publishes {@code n} entries to {@code ledger}, one at a time, each handled before the next. */
+    List<PositionImpl> publishSettled(ModelLedger ledger, int n) {
+        List<PositionImpl> published = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            published.add(ledger.publish(false));
+            settle(ledger);
+        }
+        return published;
+    }
+
+    /** Joins a consumer of {@code engine} that records what it is sent into {@code into}, with 1,000 permits. */
+    BroadcastConsumer joinWithPermits(SubscriptionEngine engine, ModelLedger ledger, long id, String name,
+                                      List<PositionImpl> into, InitialPosition start) throws Exception {
+        BroadcastConsumer bc = engine.join(id, name, recording(into), start, 0);
+        settle(ledger);
+        engine.flow(bc, 1000);
+        settle(ledger);
+        return bc;
+    }
+
     /** How much background work is queued. */
     int backgroundQueued() {
         return background.size();

@@ -387,23 +387,13 @@ public class UnreadableEntriesTest {
         assertEquals(got, expected, what + ", in order, once storage serves it again");
     }
 
-    /** Joins a consumer that records what it is sent into {@code into}, and gives it 1,000 permits. */
     private void joinWithPermits(long id, String name, List<PositionImpl> into, InitialPosition start)
             throws Exception {
-        BroadcastConsumer bc = engine.join(id, name, ModelHarness.recording(into), start, 0);
-        settle();
-        engine.flow(bc, 1000);
-        settle();
+        world.joinWithPermits(engine, ledger, id, name, into, start);
     }
 
-    /** Publishes {@code n} entries, one at a time, each handled before the next. */
     private List<PositionImpl> publish(int n) {
-        List<PositionImpl> published = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            published.add(ledger.publish(false));
-            settle();
-        }
-        return published;
+        return world.publishSettled(ledger, n);
     }
 
     /** Every entry of ledger 4 becomes one that storage can never return. */

@@ -133,19 +133,11 @@ public class WithheldEntriesTest {
     }
 
     private void joinWithPermits(List<PositionImpl> into) throws Exception {
-        BroadcastConsumer bc = engine.join(1, "c", ModelHarness.recording(into), InitialPosition.Earliest, 0);
-        settle();
-        engine.flow(bc, 1000);
-        settle();
+        world.joinWithPermits(engine, ledger, 1, "c", into, InitialPosition.Earliest);
     }
 
     private List<PositionImpl> publish(int n) {
-        List<PositionImpl> published = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            published.add(ledger.publish(false));
-            settle();
-        }
-        return published;
+        return world.publishSettled(ledger, n);
     }
 
     private void settle() {
