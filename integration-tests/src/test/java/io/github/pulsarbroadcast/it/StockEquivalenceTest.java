@@ -76,6 +76,19 @@ public class StockEquivalenceTest extends BroadcastTestBase {
         client = PulsarClient.builder().serviceUrl(everyBrokerServiceUrl()).build();
     }
 
+    /**
+     * Schedules that once found a difference, played again on every run. 1661545972 (forty-first session's CI): a
+     * skip after a reset-cursor counted from the reset position, which the recovery window held as the mark-delete
+     * position, and skipped a message the consumer had already acknowledged instead of its next one
+     * ({@code BroadcastSubscription.skipMessages}).
+     */
+    @Test(groups = "integration", timeOut = 300_000)
+    public void schedulesThatOnceFailed() throws Exception {
+        for (long seed : new long[] {1661545972L}) {
+            new EquivalenceSchedule(this, seed).play();
+        }
+    }
+
     @Test(groups = {"integration", "model-broker"}, timeOut = 900_000)
     public void broadcastConsumersReceiveWhatStockConsumersReceive() throws Exception {
         long base = SEED >= 0 ? SEED : System.nanoTime() & 0xffff_ffffL;

@@ -177,7 +177,11 @@ public final class VirtualCursor {
         if (individualAcks != null && individualAcks.contains(position)) {
             return AckResult.DUPLICATE;
         }
-        PositionImpl last = rules.withheld().passFrom(position, rules.sequence(), sentLedger, sentEntry);
+        // Within its ledger: a range stays in one ledger (a saved one across two was dropped on restore, regression,
+        // forty-first session's third review); ranges of two ledgers are joined when absorbed.
+        boolean sameLedger = sentLedger == position.getLedgerId();
+        PositionImpl last = rules.withheld().passFrom(position, rules.sequence(), position.getLedgerId(),
+                sameLedger ? sentEntry : Long.MAX_VALUE);
         return individualAcks().add(first, last, rules.maxAckRanges()) ? AckResult.RECORDED : AckResult.DROPPED;
     }
 

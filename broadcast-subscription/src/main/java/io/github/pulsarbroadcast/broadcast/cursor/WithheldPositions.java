@@ -8,10 +8,13 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * commit and abort markers, messages of aborted transactions): a consumer's acknowledged position moves over them as
  * over positions it acknowledged itself ({@link VirtualCursor#passWithheld}), so that no consumer keeps an
  * acknowledgement range per such entry (regression, forty-first session's review: one range per commit marker and
- * tail consumer, outside the bound on ranges). A position is added when the first consumer reaches its entry, and
- * dropped once the subscription's mark-delete position passes it; entries read again (after a reset-cursor) add
- * theirs again before any consumer reaches them. Like stock's individually deleted messages for such entries, the set
- * grows while a consumer that does not acknowledge holds the mark-delete position.
+ * tail consumer, outside the bound on ranges). A position is added (again) whenever a consumer reaches its entry, and
+ * dropped once every connected consumer's acknowledged position passed it ({@code PeriodicSync}). That is safe because
+ * a consumer's next position passes such an entry only by reaching it, or when it is already acknowledged or in the
+ * consumer's own ranges, and a consumer that is not connected is rewound before it is sent anything again: it reaches
+ * the entries after its acknowledged position again. So the set holds what lies between the slowest connected consumer
+ * and the tail; it grows while a connected consumer that does not acknowledge holds back, as stock's individually
+ * deleted messages do.
  *
  * <p>Threading: a {@link ConcurrentSkipListSet}: the dispatch thread adds and drops, acknowledgement threads read
  * (under a cursor's monitor). Empty unless the topic holds such entries: then moving an acknowledged position costs
@@ -26,10 +29,10 @@ public final class WithheldPositions {
         positions.add(position);
     }
 
-    /** Drops the positions at or below {@code markDeleted}; dispatch thread. */
-    public void dropUpTo(PositionImpl markDeleted) {
+    /** Drops the positions at or below {@code position}; dispatch thread. */
+    public void dropUpTo(PositionImpl position) {
         if (!positions.isEmpty()) {
-            positions.headSet(markDeleted, true).clear();
+            positions.headSet(position, true).clear();
         }
     }
 

@@ -197,6 +197,11 @@ public final class BroadcastDispatcher implements Dispatcher {
         engine.endReset();
     }
 
+    /** See {@link PeriodicSync#runBeforeSkip}; dispatch thread ({@link #runInDispatchOrder}). */
+    void syncBeforeSkip() {
+        engine.syncBeforeSkip();
+    }
+
     @Override
     public void cursorIsReset() {
         // An operator moved the whole subscription (reset-cursor): everyone starts again from the new position.

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.bookkeeper.mledger.ManagedCursor;
@@ -147,6 +148,28 @@ public final class BroadcastSubscription extends PersistentSubscription
     public CompletableFuture<Void> resetCursor(long timestamp) {
         broadcastDispatcher.beginReset();
         return super.resetCursor(timestamp).whenComplete((v, e) -> broadcastDispatcher.endReset());
+    }
+
+    /**
+     * Stock's skip, counted from the consumers' lowest acknowledged position rather than from a mark-delete position
+     * that lags it ({@link PeriodicSync#runBeforeSkip}, on the dispatch thread; at most 10 s are waited for it).
+     */
+    @Override
+    public CompletableFuture<Void> skipMessages(int numMessagesToSkip) {
+        CompletableFuture<Void> synced = new CompletableFuture<>();
+        try {
+            broadcastDispatcher.runInDispatchOrder(() -> {
+                try {
+                    broadcastDispatcher.syncBeforeSkip();
+                } finally {
+                    synced.complete(null);
+                }
+            });
+        } catch (RejectedExecutionException closing) {
+            synced.complete(null); // the broker is closing: stock's skip as it is
+        }
+        return synced.orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> null)
+                .thenCompose(v -> super.skipMessages(numMessagesToSkip));
     }
 
     /**

@@ -66,6 +66,22 @@ final class PeriodicSync {
 
     /** One sync; dispatch thread. */
     void run() {
+        run(false);
+    }
+
+    /**
+     * A sync right before an operator's skip, which stock counts from the managed cursor's mark-delete position: that
+     * position is moved up to the lowest acknowledged one of every consumer, connected or retained, even while a
+     * recovery window holds it (not during a reset), so that the skip counts from where the consumers are, as a stock
+     * subscription's skip counts from its consumer's position (regression, forty-first session:
+     * {@code StockEquivalenceTest} seed 1661545972, a skip after a reset-cursor counted from the reset position and
+     * skipped a message the consumer had already acknowledged instead of the next one). Dispatch thread.
+     */
+    void runBeforeSkip() {
+        run(true);
+    }
+
+    private void run(boolean beforeSkip) {
         counters.dispatchThreadName = Thread.currentThread().getName();
         if (closed.getAsBoolean()) {
             return;
@@ -88,7 +104,7 @@ final class PeriodicSync {
         // During the recovery window consumers attached before the move may still be on their way back, and they
         // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
         PositionImpl lowest = scan.lowestAcknowledged;
-        if (!recovery.isOpen() && lowest != null && lowest.compareTo(markDeleted) > 0) {
+        if ((beforeSkip || !recovery.isOpen()) && lowest != null && lowest.compareTo(markDeleted) > 0) {
             resets.markDeleteUnlessResetSince(resetsBefore, storage, lowest);
         }
         if (scan.lowestNext != null) {

@@ -297,6 +297,11 @@ final class SubscriptionEngine {
         periodicSync.run();
     }
 
+    /** See {@link PeriodicSync#runBeforeSkip}; dispatch thread. */
+    void syncBeforeSkip() {
+        periodicSync.runBeforeSkip();
+    }
+
     // ----- reset, close -----
 
     /** An operator's reset-cursor starts: refuse joins, freeze the mark-delete. */
