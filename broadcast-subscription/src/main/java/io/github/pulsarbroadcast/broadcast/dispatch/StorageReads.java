@@ -67,19 +67,19 @@ abstract class StorageReads implements ReadEntriesCallback {
     /** Logs and counts a failed read, and reads again after the back-off. */
     final void retryLater(String kind, ManagedLedgerException e) {
         retryScheduled = true;
-        afterBackoff(kind, e, backoff, () -> {
-            retryScheduled = false;
-            read();
-        });
+        afterBackoff(kind, e, backoff, this::readAgain);
     }
 
     /** Reads again after {@code delayMs}: nothing failed, but what there is cannot be read yet. */
     private void readLater(long delayMs) {
         retryScheduled = true;
-        fanOut.owner.schedule(() -> {
-            retryScheduled = false;
-            read();
-        }, delayMs);
+        fanOut.owner.schedule(this::readAgain, delayMs);
+    }
+
+    /** The read that {@link #retryLater} or {@link #readLater} waited for. */
+    private void readAgain() {
+        retryScheduled = false;
+        read();
     }
 
     /** Logs and counts a failed read, and runs {@code then} after {@code backoff}'s next delay (other reads go on). */
