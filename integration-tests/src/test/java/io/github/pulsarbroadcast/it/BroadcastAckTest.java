@@ -128,6 +128,40 @@ public class BroadcastAckTest extends BroadcastTestBase {
         car.close();
     }
 
+    /**
+     * With batch-index acknowledgement on, the Java client acknowledges cumulatively inside a batch with the entry and
+     * an ack set: the entries before it count as acknowledged, as on a stock subscription (its managed cursor marks
+     * deleted up to the entry before). Regression (forty-second session, a review): such an ack moved nothing, so
+     * the position, the mark-delete and the backlog stood still, and a redelivery sent everything again.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aCumulativeAckInsideABatchAcknowledgesTheEntriesBefore() throws Exception {
+        String topic = newTopic("batch-cumulative");
+        Consumer<String> car = batchIndexAckingCar(topic);
+        List<MessageId> lastOfEach = new ArrayList<>();
+        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).enableBatching(true)
+                .batchingMaxPublishDelay(1, TimeUnit.HOURS).batchingMaxMessages(1_000).create()) {
+            for (int batch = 0; batch < 2; batch++) {
+                List<CompletableFuture<MessageId>> sends = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    sends.add(producer.sendAsync("e" + batch + "-" + i));
+                }
+                producer.flush();
+                lastOfEach.add(sends.get(9).get(30, TimeUnit.SECONDS));
+            }
+        }
+        List<Message<String>> got = take(car, 20);
+        car.acknowledgeCumulative(got.get(14).getMessageId()); // inside the second entry
+        VirtualCursor cursor = dispatcher(topic, "fleet").member(brokerConsumer(topic, "car")).cursor();
+        PositionImpl first = position(lastOfEach.get(0));
+        await().atMost(Duration.ofSeconds(10)).until(() -> cursor.acknowledged().equals(first)
+                && markDeleted(topic).equals(first));
+        car.close();
+        car = batchIndexAckingCar(topic);
+        assertEquals(values(take(car, 10)).get(0), "e1-0", "the second entry again, not the first");
+        car.close();
+    }
+
     private Consumer<String> batchIndexAckingCar(String topic) throws Exception {
         return Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName("fleet")
                 .consumerName("car").enableBatchIndexAcknowledgment(true)

@@ -263,6 +263,47 @@ public class BroadcastConsumerListingTest extends BroadcastTestBase {
         return answer.body;
     }
 
+    /**
+     * A namespace no longer replicated to this cluster: the listing redirects to the peer cluster that serves it, as
+     * stock topic stats do, and loads nothing here. Regression (forty-second session, a review): the listing took the
+     * bundle and loaded the topic, and stock's replication check on load deleted this cluster's copy of it.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aNamespaceReplicatedElsewhereIsRedirectedToThatClusterAndNotLoadedHere() throws Exception {
+        String local = cluster.brokers().get(0).getConfiguration().getClusterName();
+        String elsewhere = "http://127.0.0.1:1"; // nobody listens: only the redirect is looked at
+        cluster.admin().clusters().createCluster("elsewhere", org.apache.pulsar.common.policies.data.ClusterData
+                .builder().serviceUrl(elsewhere).build());
+        cluster.admin().clusters().updatePeerClusterNames(local, new java.util.LinkedHashSet<>(List.of("elsewhere")));
+        cluster.admin().tenants().createTenant("moved", org.apache.pulsar.common.policies.data.TenantInfo.builder()
+                .allowedClusters(Set.of(local, "elsewhere")).build());
+        cluster.admin().namespaces().createNamespace("moved/ns", Set.of(local));
+        String moved = "persistent://moved/ns/listing-" + System.nanoTime();
+        Broadcast.configure(client.newConsumer(Schema.STRING)).topic(moved).subscriptionName("fleet")
+                .consumerName("car").subscribe().close();
+        try (Producer<String> producer = producer(moved)) {
+            publish(producer, "kept", 3);
+        }
+        String ledgerPath = "/managed-ledgers/" + org.apache.pulsar.common.naming.TopicName.get(moved)
+                .getPersistenceNamingEncoding();
+        cluster.admin().topics().unload(moved);
+        cluster.admin().namespaces().setNamespaceReplicationClusters("moved/ns", Set.of("elsewhere"));
+
+        String stats = cluster.webServiceUrl() + "/admin/v2/" + moved.replace("://", "/") + "/stats";
+        ListingHttp.Answer stock = ListingHttp.send("GET", stats, null, null);
+        ListingHttp.Answer listing = ListingHttp.get(ListingHttp.url(cluster.webServiceUrl(), moved, "fleet", ""),
+                null);
+        for (int hops = 0; listing.status == 307 && !listing.location.startsWith(elsewhere) && hops < 3; hops++) {
+            listing = ListingHttp.get(listing.location, null); // what a client does (another broker of this class)
+        }
+        assertEquals(stock.status, 307, "stock stats: " + stock);
+        assertTrue(stock.location.startsWith(elsewhere + "/admin/v2/"), stock.location);
+        assertEquals(listing.status, 307, "the listing, as stock: " + listing);
+        assertTrue(listing.location.startsWith(elsewhere + "/broadcast/v1/persistent/moved/ns/"), listing.location);
+        assertTrue(cluster.brokers().get(0).getLocalMetadataStore().exists(ledgerPath).get(30, TimeUnit.SECONDS),
+                "the topic's managed ledger is still there: " + ledgerPath);
+    }
+
     /** A broker that does not own the topic redirects (307) to the owner, as the stock admin API does. */
     @Test(groups = "integration", timeOut = 120_000)
     public void anotherBrokerRedirectsToTheOwner() throws Exception {

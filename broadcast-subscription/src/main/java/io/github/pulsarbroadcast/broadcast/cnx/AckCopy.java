@@ -12,7 +12,8 @@ import org.apache.pulsar.common.protocol.Commands;
  * on another thread.
  *
  * <p>A message id carrying an ack set acknowledges only part of a batch; the entry stays unacknowledged until a
- * whole-entry ack comes (Pulsar clients send that once every message of the batch is acknowledged).
+ * whole-entry ack comes (Pulsar clients send that once every message of the batch is acknowledged). A cumulative one
+ * acknowledges the entries before it ({@link #entryToAcknowledge}).
  *
  * <p>Threading: immutable after {@link #of}; {@link #applyTo} runs once, on any thread. {@link #apply} applies
  * the decoder's command without a copy and runs on the connection's event loop (the command is reused after it).
@@ -35,9 +36,10 @@ final class AckCopy {
     }
 
     static AckCopy of(CommandAck ack) {
+        boolean cumulative = ack.getAckType() == CommandAck.AckType.Cumulative;
         int n = 0;
         for (int i = 0; i < ack.getMessageIdsCount(); i++) {
-            if (ack.getMessageIdAt(i).getAckSetsCount() == 0) {
+            if (entryToAcknowledge(ack.getMessageIdAt(i), cumulative) != NONE) {
                 n++;
             }
         }
@@ -46,13 +48,30 @@ final class AckCopy {
         int j = 0;
         for (int i = 0; i < ack.getMessageIdsCount(); i++) {
             MessageIdData id = ack.getMessageIdAt(i);
-            if (id.getAckSetsCount() == 0) {
+            long entry = entryToAcknowledge(id, cumulative);
+            if (entry != NONE) {
                 ledgers[j] = id.getLedgerId();
-                entries[j++] = id.getEntryId();
+                entries[j++] = entry;
             }
         }
-        return new AckCopy(ack.getAckType() == CommandAck.AckType.Cumulative, ledgers, entries,
-                ack.hasRequestId() ? ack.getRequestId() : -1, ack.hasTxnidMostBits());
+        return new AckCopy(cumulative, ledgers, entries, ack.hasRequestId() ? ack.getRequestId() : -1,
+                ack.hasTxnidMostBits());
+    }
+
+    /** {@link #entryToAcknowledge}: nothing to acknowledge. */
+    private static final long NONE = -2;
+
+    /**
+     * The entry of {@code id}'s ledger to acknowledge, or {@link #NONE}. An id with an ack set names part of a batch:
+     * individually it acknowledges nothing; cumulatively, every entry before its own (as stock's cursor takes it, the
+     * Java client's cumulative ack inside a batch with batch-index acks on: regression, forty-second session's
+     * review, the position did not move at all), nothing when it is its ledger's first entry.
+     */
+    static long entryToAcknowledge(MessageIdData id, boolean cumulative) {
+        if (id.getAckSetsCount() == 0) {
+            return id.getEntryId();
+        }
+        return cumulative && id.getEntryId() > 0 ? id.getEntryId() - 1 : NONE;
     }
 
     /** Applies the acks to the consumer's virtual cursor and answers the client if it asked for a receipt. */
@@ -81,8 +100,9 @@ final class AckCopy {
             boolean cumulative = ack.getAckType() == CommandAck.AckType.Cumulative;
             for (int i = 0; i < ack.getMessageIdsCount(); i++) {
                 MessageIdData id = ack.getMessageIdAt(i);
-                if (id.getAckSetsCount() == 0) {
-                    String e = acknowledge(consumer, id.getLedgerId(), id.getEntryId(), cumulative);
+                long entry = entryToAcknowledge(id, cumulative);
+                if (entry != NONE) {
+                    String e = acknowledge(consumer, id.getLedgerId(), entry, cumulative);
                     error = e == null ? error : e;
                 }
             }

@@ -72,10 +72,13 @@ final class PeriodicSync {
     /**
      * A sync right before an operator's skip, which stock counts from the managed cursor's mark-delete position: that
      * position is moved up to the lowest acknowledged one of every consumer, connected or retained, even while a
-     * recovery window holds it (not during a reset), so that the skip counts from where the consumers are, as a stock
-     * subscription's skip counts from its consumer's position (regression, forty-first session:
-     * {@code StockEquivalenceTest} seed 1661545972, a skip after a reset-cursor counted from the reset position and
-     * skipped a message the consumer had already acknowledged instead of the next one). Dispatch thread.
+     * recovery window that a reset-cursor opened holds it (not during a reset), so that the skip counts from where the
+     * consumers are, as a stock subscription's skip counts from its consumer's position (regression, forty-first
+     * session: {@code StockEquivalenceTest} seed 1661545972, a skip after a reset-cursor counted from the reset
+     * position and skipped a message the consumer had already acknowledged instead of the next one). Not while a
+     * window opened by a crash, an unreadable load or a reopen is open: a consumer whose name the subscription does
+     * not know yet resumes at the mark-delete position, and moving it up would skip that consumer's messages below
+     * the others' (regression, forty-second session's review). Dispatch thread.
      */
     void runBeforeSkip() {
         run(true);
@@ -103,8 +106,12 @@ final class PeriodicSync {
         moveForward(markDeleted);
         // During the recovery window consumers attached before the move may still be on their way back, and they
         // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
+        // Before a skip it moves in a window a reset opened (every position was restarted, so every consumer is known),
+        // not in one where a name it does not know may have been attached: that consumer resumes at the mark-delete
+        // position, which the skip must not pass (the skip then counts from there: it skips less, never more).
         PositionImpl lowest = scan.lowestAcknowledged;
-        if ((beforeSkip || !recovery.isOpen()) && lowest != null && lowest.compareTo(markDeleted) > 0) {
+        boolean mayMove = beforeSkip ? !recovery.mayHaveUnknownAttached() : !recovery.isOpen();
+        if (mayMove && lowest != null && lowest.compareTo(markDeleted) > 0) {
             resets.markDeleteUnlessResetSince(resetsBefore, storage, lowest);
         }
         if (scan.lowestNext != null) {

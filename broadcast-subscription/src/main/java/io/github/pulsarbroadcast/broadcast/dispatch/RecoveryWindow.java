@@ -23,10 +23,16 @@ final class RecoveryWindow {
         final long untilNanos;
         /** Where {@code Latest} joins start while open; null: the mark-delete position. */
         final PositionImpl floor;
+        /**
+         * Whether a name it does not know may be a consumer that was attached (opened by a load without a save made
+         * on close, or a reopen), rather than only by a reset, which restarted every position it knew.
+         */
+        final boolean unknownAttached;
 
-        State(long untilNanos, PositionImpl floor) {
+        State(long untilNanos, PositionImpl floor, boolean unknownAttached) {
             this.untilNanos = untilNanos;
             this.floor = floor;
+            this.unknownAttached = unknownAttached;
         }
     }
 
@@ -39,7 +45,7 @@ final class RecoveryWindow {
         this.storage = storage;
         this.nanoClock = nanoClock;
         this.lengthNanos = lengthNanos;
-        this.state = new State(nanoClock.getAsLong(), null); // closed
+        this.state = new State(nanoClock.getAsLong(), null, false); // closed
     }
 
     /** Opens the window for its length from now; {@code floor}: where {@code Latest} joins start in it, or null. */
@@ -50,11 +56,29 @@ final class RecoveryWindow {
     /** Opens the window for {@code nanos} from now (what is left of one the previous owner closed in). */
     void open(JoinFloor floor, long nanos) {
         state = new State(nanoClock.getAsLong() + nanos,
-                floor == null ? null : PositionImpl.get(floor.ledgerId(), floor.entryId()));
+                floor == null ? null : PositionImpl.get(floor.ledgerId(), floor.entryId()), true);
+    }
+
+    /**
+     * Opens the window for its length from now after a reset-cursor, which restarted every position the subscription
+     * knew: a name it does not know may be a consumer that was attached only if a window still open says so.
+     */
+    void openAfterReset() {
+        State s = state;
+        state = new State(nanoClock.getAsLong() + lengthNanos, null, isOpen(s) && s.unknownAttached);
     }
 
     boolean isOpen() {
         return isOpen(state);
+    }
+
+    /**
+     * Whether the window is open and a name the subscription does not know may be a consumer that was attached (the
+     * subscription was loaded without a save made on close, or reopened, and its window has not ended).
+     */
+    boolean mayHaveUnknownAttached() {
+        State s = state;
+        return isOpen(s) && s.unknownAttached;
     }
 
     private boolean isOpen(State s) {

@@ -318,7 +318,7 @@ final class SubscriptionEngine {
         cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
         // The window first, so that the save's join floor is the reset position. Saved at once: a crash before the
         // next periodic save must not bring back positions from before the reset.
-        recovery.open(null);
+        recovery.openAfterReset();
         positions.changed();
         positions.saveNow(cursors, now, false);
         post(fanOut::cursorWasReset);

@@ -56,4 +56,28 @@ public class RecoveryWindowTest {
         assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, Long.MAX_VALUE), 7_500, grace), grace);
         assertEquals(SubscriptionStart.windowLeftNanos(new JoinFloor(1, 2, 10_000_000), 0, grace), grace);
     }
+
+    /**
+     * Whether a name the subscription does not know may be a consumer that was attached: in a window a load or a
+     * reopen opened, also after a reset inside it; not in one a reset opened alone, nor after a window ended.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void onlyAWindowALoadOpenedMayHaveUnknownAttachedConsumers() {
+        ModelLedger ledger = new ModelLedger(3, 4);
+        long[] now = {0};
+        RecoveryWindow window = new RecoveryWindow(ledger, () -> now[0], 10_000 * MS);
+        assertEquals(window.mayHaveUnknownAttached(), false, "closed");
+        window.openAfterReset();
+        assertEquals(window.isOpen(), true);
+        assertEquals(window.mayHaveUnknownAttached(), false, "a reset restarted every position it knew");
+        window.open(null);
+        assertEquals(window.mayHaveUnknownAttached(), true, "a load without a save made on close");
+        now[0] += 5_000 * MS;
+        window.openAfterReset();
+        assertEquals(window.mayHaveUnknownAttached(), true, "a reset inside it keeps what the load's window said");
+        now[0] += 10_000 * MS;
+        assertEquals(window.mayHaveUnknownAttached(), false, "ended");
+        window.openAfterReset();
+        assertEquals(window.mayHaveUnknownAttached(), false, "a reset after it ended");
+    }
 }

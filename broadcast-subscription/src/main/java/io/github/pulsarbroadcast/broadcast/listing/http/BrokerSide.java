@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.listing.http;
 
+import java.net.URI;
 import java.net.URL;
 import java.util.Map;
 import java.util.Optional;
@@ -9,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import javax.servlet.http.HttpServletRequest;
+import javax.ws.rs.WebApplicationException;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.authentication.AuthenticationDataSource;
 import org.apache.pulsar.broker.namespace.LookupOptions;
@@ -17,14 +19,19 @@ import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.broker.service.persistent.PersistentTopic;
 import org.apache.pulsar.broker.web.AuthenticationFilter;
+import org.apache.pulsar.broker.web.PulsarWebResource;
+import org.apache.pulsar.client.api.PulsarClientException;
+import org.apache.pulsar.client.impl.PulsarServiceNameResolver;
+import org.apache.pulsar.common.naming.NamespaceName;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.partition.PartitionedTopicMetadata;
+import org.apache.pulsar.common.policies.data.ClusterData;
 import org.apache.pulsar.common.policies.data.TopicOperation;
 
 /**
  * What the listing servlet asks of the broker, through stock types only: authorization (topic operation
- * {@code GET_STATS}, as stock topic stats check it), ownership (a redirect to the owner, as the stock admin API
- * answers), the topic and the subscription. Every wait is bounded by the broker's
+ * {@code GET_STATS}, as stock topic stats check it), the cluster that serves the namespace and ownership (redirects
+ * to a peer cluster or to the owner, as the stock admin API answers), the topic and the subscription. Every wait is bounded by the broker's
  * {@code metadataStoreOperationTimeoutSeconds}.
  *
  * <p>Threading: called on Jetty's web threads, concurrently; immutable after construction.
@@ -69,6 +76,41 @@ final class BrokerSide {
                     + " is not authorized to list the consumers of " + topic + ": it needs the permission to see"
                     + " the topic's stats (topic operation GET_STATS)");
         }
+    }
+
+    /**
+     * Passes when the topic's namespace is served in this cluster; otherwise, as stock topic stats answer
+     * ({@code validateGlobalNamespaceOwnership}), a 307 redirect to a peer cluster that serves it, or 412 (the
+     * namespace is deleted, has no cluster, or is not replicated here and no peer serves it). Without it the
+     * ownership check below took the bundle here, and the topic's load deleted this cluster's copy of a topic no
+     * longer replicated to it (stock's replication check on load; regression, forty-second session's review).
+     */
+    void checkCluster(HttpServletRequest request, TopicName topic) throws HttpError {
+        NamespaceName namespace = topic.getNamespaceObject();
+        String here = pulsar.getConfiguration().getClusterName();
+        if (!namespace.isGlobal() && !here.equals(namespace.getCluster())) {
+            throw new HttpError(412, "Namespace " + namespace + " belongs to cluster '" + namespace.getCluster()
+                    + "', not to this broker's cluster '" + here + "'");
+        }
+        ClusterData peer = await(PulsarWebResource.checkLocalOrGetPeerReplicationCluster(pulsar, namespace),
+                "replication check");
+        if (peer == null) {
+            return;
+        }
+        String peerUrl = request.isSecure() && peer.getServiceUrlTls() != null && !peer.getServiceUrlTls().isBlank()
+                ? peer.getServiceUrlTls() : peer.getServiceUrl();
+        URI web;
+        try {
+            PulsarServiceNameResolver resolver = new PulsarServiceNameResolver();
+            resolver.updateServiceUrl(peerUrl);
+            web = resolver.resolveHostUri();
+        } catch (RuntimeException | PulsarClientException e) {
+            throw new HttpError(412, "Namespace " + namespace + " is served by cluster with web service URL '"
+                    + peerUrl + "', which cannot be parsed: " + e);
+        }
+        String query = request.getQueryString();
+        throw HttpError.redirect(web.getScheme() + "://" + web.getHost() + ":" + web.getPort()
+                + request.getRequestURI() + (query == null ? "" : "?" + query));
     }
 
     /**
@@ -143,6 +185,10 @@ final class BrokerSide {
             throw new HttpError(503, "The " + what + " did not finish within " + timeout + " s; try again");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof WebApplicationException) { // stock's own answer (e.g. 412 "Namespace is deleted")
+                throw new HttpError(((WebApplicationException) cause).getResponse().getStatus(),
+                        "The " + what + " failed: " + cause.getMessage());
+            }
             // As stock: no owner found is 412; a bundle being loaded or unloaded here is retriable.
             int status = cause instanceof IllegalArgumentException || cause instanceof IllegalStateException ? 412
                     : cause instanceof BrokerServiceException.ServiceUnitNotReadyException ? 503 : 500;

@@ -54,6 +54,7 @@ final class ListingHttpServlet extends HttpServlet {
             }
             BrokerSide side = new BrokerSide(broker);
             side.authorize(request, topicName);
+            side.checkCluster(request, topicName);
             side.checkOwnership(request, topicName, authoritative);
             Object live = side.subscription(topicName, path.subscription());
             Map<String, String> listingParameters = new LinkedHashMap<>(parameters);
