@@ -17,7 +17,8 @@ import org.testng.annotations.Test;
  * must load the subscription's saved positions once, not once per connection. Regression test of the topic move with
  * 100,000 fleet consumers over 1,000 connections (docs/benchmarks.md, "Reconnect storm"): each connection had its own
  * installer, hundreds of them loaded the 3.6 MB snapshot together, and all but the first failed their take-over of
- * the saved positions ("No saved consumer positions (reading them failed: ... BadVersion)").
+ * the saved positions ("No saved consumer positions (reading them failed: ... BadVersion)"; since the forty-second
+ * session a failed load refuses the subscribe instead: "Could not read the saved consumer positions").
  *
  * <p>Threading: TestNG's test thread; the log watch collects on the broker's threads.
  */
@@ -31,7 +32,7 @@ public class BroadcastMoveOverManyConnectionsTest extends BroadcastTestBase {
         List<PulsarClient> clients = new ArrayList<>();
         List<Consumer<String>> consumers = new ArrayList<>();
         try (LogLines installs = LogLines.watch("io.github.pulsarbroadcast", "Broadcast subscription installed");
-             LogLines failedLoads = LogLines.watch("io.github.pulsarbroadcast", "No saved consumer positions")) {
+             LogLines failedLoads = LogLines.watch("io.github.pulsarbroadcast", "Could not read the saved consumer")) {
             for (int i = 0; i < CONNECTIONS; i++) {
                 PulsarClient c = newClient();
                 clients.add(c);

@@ -10,6 +10,7 @@ import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.client.admin.PulsarAdmin;
@@ -233,6 +234,31 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
         ListingHttp.Answer allowed = ListingHttp.send("POST", reset, token(PROXY), "reader");
         assertEquals(allowed.status, 204, "the proxy for reader: " + allowed);
         assertCarGetsFirstAgain(topic);
+    }
+
+    /**
+     * Two requests stock runs that the preparation did not recognise (regression, forty-second session, a review): a
+     * path with one trailing slash (Jersey matches it) and a {@code SASL-Type} header other than Kerberos (stock's
+     * filter authenticates it as usual). Both ran on the managed cursor alone, and the reset replayed nothing.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aTrailingSlashOrANonKerberosSaslHeaderIsServedAsAnyAllowedCall() throws Exception {
+        String namespace = newNamespace("admin-odd");
+        grant(namespace, "reader", AuthAction.consume);
+        grant(namespace, PROXY, AuthAction.consume);
+        String slashed = topicIn(namespace);
+        carAcknowledgedFirstAndTheTopicIsUnloaded(slashed);
+        ListingHttp.Answer answer = ListingHttp.send("POST", cluster.webServiceUrl() + "/admin/v2/"
+                + slashed.replace("://", "/") + "/subscription/fleet/resetcursor/0/", token(PROXY), "reader");
+        assertEquals(answer.status, 204, "a trailing slash: " + answer);
+        assertCarGetsFirstAgain(slashed);
+
+        String sasl = topicIn(namespace);
+        carAcknowledgedFirstAndTheTopicIsUnloaded(sasl);
+        answer = ListingHttp.send("POST", cluster.webServiceUrl() + "/admin/v2/" + sasl.replace("://", "/")
+                + "/subscription/fleet/resetcursor/0", token(PROXY), "reader", Map.of("SASL-Type", "other"));
+        assertEquals(answer.status, 204, "SASL-Type: other: " + answer);
+        assertCarGetsFirstAgain(sasl);
     }
 
     // ----- an existing subscription, and stock's limits on subscribing -----

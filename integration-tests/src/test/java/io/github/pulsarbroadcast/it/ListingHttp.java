@@ -64,8 +64,15 @@ final class ListingHttp {
     /** A request without a body (any method, also to the stock admin API) as {@link #get(String, String, String)}. */
     static Answer send(String method, String url, String token, String originalPrincipal)
             throws IOException, InterruptedException {
+        return send(method, url, token, originalPrincipal, java.util.Map.of());
+    }
+
+    /** As {@link #send(String, String, String, String)}, with more {@code headers}. */
+    static Answer send(String method, String url, String token, String originalPrincipal,
+                       java.util.Map<String, String> headers) throws IOException, InterruptedException {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(60))
                 .method(method, HttpRequest.BodyPublishers.noBody());
+        headers.forEach(request::header);
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
@@ -77,5 +84,19 @@ final class ListingHttp {
         // The broker's authentication filter answers 401 with an HTML page, not JSON.
         JsonNode json = body == null || !body.startsWith("{") ? null : JSON.readTree(body);
         return new Answer(response.statusCode(), response.headers().firstValue("Location").orElse(null), json);
+    }
+
+    /**
+     * A GET of {@code pathAndQuery} on {@code webUrl} (http://host:port) written as raw bytes, for a URL that
+     * {@link URI} refuses; returns the whole answer (status line, headers, body).
+     */
+    static String rawGet(String webUrl, String pathAndQuery) throws IOException {
+        URI web = URI.create(webUrl);
+        try (java.net.Socket socket = new java.net.Socket(web.getHost(), web.getPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(("GET " + pathAndQuery + " HTTP/1.1\r\nHost: " + web.getHost() + ":"
+                    + web.getPort() + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 }

@@ -194,8 +194,9 @@ public final class AdminCallPreparation {
         if (!pulsar.getConfiguration().isAuthenticationEnabled()) {
             return CompletableFuture.completedFuture(true);
         }
-        String sasl = request.getHeader(SaslConstants.SASL_HEADER_TYPE);
-        if (sasl != null && !sasl.isEmpty()) {
+        // Only what stock's authentication filter takes for a SASL request (its isSaslRequest: the header says
+        // Kerberos); any other value is authenticated as usual (regression, forty-second session's review).
+        if (SaslConstants.SASL_TYPE_VALUE.equalsIgnoreCase(request.getHeader(SaslConstants.SASL_HEADER_TYPE))) {
             return CompletableFuture.completedFuture(false);
         }
         String role;

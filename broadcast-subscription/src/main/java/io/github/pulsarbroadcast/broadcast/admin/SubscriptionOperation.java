@@ -45,6 +45,11 @@ final class SubscriptionOperation {
                 || !rawPath.contains("/subscription/")) {
             return null;
         }
+        if (rawPath.endsWith("/")) {
+            // Jersey matches a resource path with one trailing slash too, so stock runs such a call (regression,
+            // forty-second session's review: it ran on the managed cursor alone, unprepared).
+            rawPath = rawPath.substring(0, rawPath.length() - 1);
+        }
         int names;
         String rest;
         if (rawPath.startsWith(V2)) {
@@ -57,6 +62,14 @@ final class SubscriptionOperation {
             return null;
         }
         String[] s = rest.split("/", -1);
+        for (int i = 0; i < s.length; i++) {
+            int matrix = s[i].indexOf(';');
+            if (matrix >= 0) {
+                // Jersey matches paths without their matrix parameters (regression, forty-second session's review:
+                // ".../skip_all;x=1" ran on the managed cursor alone, unprepared).
+                s[i] = s[i].substring(0, matrix);
+            }
+        }
         // names..., "subscription", subscription, operation[, argument]
         if (s.length < names + 3 || s.length > names + 4 || !"subscription".equals(s[names])) {
             return null;

@@ -50,22 +50,30 @@ final class RecoveryWindow {
 
     /** Opens the window for its length from now; {@code floor}: where {@code Latest} joins start in it, or null. */
     void open(JoinFloor floor) {
-        open(floor, lengthNanos);
-    }
-
-    /** Opens the window for {@code nanos} from now (what is left of one the previous owner closed in). */
-    void open(JoinFloor floor, long nanos) {
-        state = new State(nanoClock.getAsLong() + nanos,
+        state = new State(nanoClock.getAsLong() + lengthNanos,
                 floor == null ? null : PositionImpl.get(floor.ledgerId(), floor.entryId()), true);
     }
 
     /**
-     * Opens the window for its length from now after a reset-cursor, which restarted every position the subscription
-     * knew: a name it does not know may be a consumer that was attached only if a window still open says so.
+     * Opens the window for {@code nanos} from now (what is left of one the previous owner closed in: opened by a
+     * reset-cursor alone when its {@code floor} says so, {@link JoinFloor#windowAfterReset}).
      */
-    void openAfterReset() {
+    void open(JoinFloor floor, long nanos) {
+        state = new State(nanoClock.getAsLong() + nanos,
+                floor == null ? null : PositionImpl.get(floor.ledgerId(), floor.entryId()),
+                floor == null || !floor.windowAfterReset());
+    }
+
+    /**
+     * Opens the window for its length from now after a reset-cursor, which restarted every position the subscription
+     * knew: a name it does not know may be a consumer that was attached only if a window still open says so, or if
+     * the positions of the consumers the reset disconnected may be forgotten before the window ends
+     * ({@code forgetsDuringIt}: a retention shorter than the window).
+     */
+    void openAfterReset(boolean forgetsDuringIt) {
         State s = state;
-        state = new State(nanoClock.getAsLong() + lengthNanos, null, isOpen(s) && s.unknownAttached);
+        state = new State(nanoClock.getAsLong() + lengthNanos, null,
+                forgetsDuringIt || isOpen(s) && s.unknownAttached);
     }
 
     boolean isOpen() {
@@ -121,6 +129,6 @@ final class RecoveryWindow {
         PositionImpl p = latestStart(s);
         long leftNanos = s.untilNanos - nanoClock.getAsLong();
         long end = closing && leftNanos > 0 ? wallNowMillis + (leftNanos + 999_999) / 1_000_000 : 0;
-        return new JoinFloor(p.getLedgerId(), p.getEntryId(), end);
+        return new JoinFloor(p.getLedgerId(), p.getEntryId(), end, !s.unknownAttached);
     }
 }

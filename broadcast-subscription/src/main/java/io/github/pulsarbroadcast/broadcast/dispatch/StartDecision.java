@@ -3,7 +3,6 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore.Loaded;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How a broadcast subscription whose managed cursor exists starts on this broker, from what its {@link PositionStore}
- * holds: with its saved positions; in the recovery window when they are unreadable or come from a crash, or their
- * read failed and they could be replaced (duplicates, never loss; refused when they could not); for what is left of a
- * window a graceful move carried over. The installer and the dispatch model both
+ * holds: with its saved positions; in the recovery window when they are unreadable or come from a crash (duplicates,
+ * never loss); for what is left of a window a graceful move carried over; refused (retryable) when reading them
+ * failed. The installer and the dispatch model both
  * start a subscription through {@link #resume}, so the model checks the installer's own decision.
  *
  * <p>Threading: stateless; {@link #resume} completes on whatever thread completes the store's futures.
@@ -36,18 +35,12 @@ final class StartDecision {
     /**
      * Loads the saved positions and decides the start, at {@code wallClock}'s time when the load completes.
      *
-     * <p>After a load that failed, the subscription starts with no positions and its recovery window at the
-     * mark-delete position, and before it starts, what the store holds is replaced by exactly that (no positions, no
-     * join floor, not saved on close). Otherwise, until this broker's first save, the store would still hold the
-     * previous owner's snapshot: its "saved on close" mark (after a crash of this broker the next owner would open no
-     * recovery window) and its join floor, above the mark-delete position where this broker's window starts
-     * consumers it does not know (the next owner would start such a consumer at that floor, past what it was sent).
-     * Found by the dispatch model test once loads could fail (regression, thirtieth session). The replacement is made
-     * only while {@code stillServed} says the topic is served here, and the store makes it only while this broker
-     * owns the topic ({@link PositionStore#isFenced} otherwise); when it is not made, or fails (the metadata store
-     * that failed the load may still be failing), the installation is refused as not ready: a subscription that
-     * started anyway would leave the previous owner's snapshot in place (a review, thirtieth
-     * session).
+     * <p>A load that failed (the metadata store did not answer, a read timed out, or the take-over of the head lost a
+     * race with the previous owner's late save) refuses the installation as not ready, with what the store holds left
+     * as it is: the client retries, and the next installation loads again. Before, the subscription started without
+     * positions in the recovery window and the store's snapshot was replaced by an empty one (so that a crash here
+     * did not bring the previous owner's back): a consumer away for longer than the window lost its backlog for good
+     * (regression, forty-second session's review). A topic no longer served here refuses as closing.
      */
     static CompletableFuture<SubscriptionStart> resume(PositionStore store, BroadcastConfig config,
                                                        LongSupplier wallClock, BooleanSupplier stillServed,
@@ -56,45 +49,36 @@ final class StartDecision {
             return CompletableFuture.completedFuture(new SubscriptionStart(store, null, true));
         }
         return store.load().handle((loaded, e) -> {
-            if (e == null) {
-                return CompletableFuture.completedFuture(decide(store, loaded, null, wallClock.getAsLong(), config,
-                        logName));
+            if (e != null) {
+                throw refusedAfterFailedLoad(stillServed, logName, e);
             }
-            return replaceAfterFailedLoad(store, stillServed, logName, e)
-                    .thenApply(v -> decide(store, null, e, wallClock.getAsLong(), config, logName));
-        }).thenCompose(start -> start);
-    }
-
-    /** The replacement of what the store holds after a failed load ({@link #resume}); fails when it is not made. */
-    private static CompletableFuture<Void> replaceAfterFailedLoad(PositionStore store, BooleanSupplier stillServed,
-                                                                  String logName, Throwable loadFailure) {
-        if (!stillServed.getAsBoolean()) {
-            return CompletableFuture.failedFuture(new TopicFencedException("Topic is closing"));
-        }
-        return store.save(List.of(), null, false).handle((v, saveFailed) -> {
-            if (saveFailed == null && !store.isFenced()) {
-                return null;
-            }
-            if (saveFailed == null) {
-                throw new CompletionException(new TopicFencedException("Topic is closing"));
-            }
-            log.warn("{} Could neither read the saved consumer positions ({}) nor replace them ({}): the subscribe"
-                    + " is refused as not ready", logName, loadFailure.toString(),
-                    saveFailed.toString());
-            throw new CompletionException(new ServiceUnitNotReadyException("Broadcast subscription " + logName
-                    + ": its saved consumer positions could not be read or replaced (" + saveFailed + "); retry"));
+            return decide(store, loaded, wallClock.getAsLong(), config, logName);
         });
     }
 
-    /** The start from a load's outcome: {@code loaded}, or its failure {@code e}. */
-    static SubscriptionStart decide(PositionStore store, Loaded loaded, Throwable e, long nowMillis,
-                                    BroadcastConfig config, String logName) {
-        long age = e == null ? nowMillis - loaded.savedAtMillis : 0;
+    /** The refusal of an installation whose load failed ({@link #resume}). */
+    private static CompletionException refusedAfterFailedLoad(BooleanSupplier stillServed, String logName,
+                                                              Throwable loadFailure) {
+        if (!stillServed.getAsBoolean()) {
+            return new CompletionException(new TopicFencedException("Topic is closing"));
+        }
+        Throwable cause = loadFailure instanceof CompletionException && loadFailure.getCause() != null
+                ? loadFailure.getCause() : loadFailure;
+        log.warn("{} Could not read the saved consumer positions ({}): the subscribe is refused as not ready and the"
+                + " positions are left as they are", logName, cause.toString());
+        return new CompletionException(new ServiceUnitNotReadyException("Broadcast subscription " + logName
+                + ": its saved consumer positions could not be read (" + cause + "); retry"));
+    }
+
+    /** The start from what a load read. */
+    static SubscriptionStart decide(PositionStore store, Loaded loaded, long nowMillis, BroadcastConfig config,
+                                    String logName) {
+        long age = nowMillis - loaded.savedAtMillis;
         // A snapshot older than two intervals may miss consumers that joined since (saving failed, was fenced or
         // switched off for a while): restore it, and open the recovery window as well.
         boolean stale = age > 2 * config.positionSyncIntervalMs() + STALE_MARGIN_MS;
         long graceNanos = TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds());
-        long windowLeft = e == null && loaded.found() && loaded.savedOnClose && !stale
+        long windowLeft = loaded.found() && loaded.savedOnClose && !stale
                 ? SubscriptionStart.windowLeftNanos(loaded.joinFloor, nowMillis, graceNanos) : -1;
         if (windowLeft >= 0) {
             // Saved on close inside a recovery window: the window goes on here until its end, not for a whole
@@ -104,15 +88,14 @@ final class StartDecision {
                             + " ms left of it" : "the window has ended since");
             return new SubscriptionStart(store, loaded.positions, windowLeft > 0, loaded.joinFloor, windowLeft);
         }
-        if (e == null && loaded.found() && !loaded.positions.isEmpty()) {
+        if (loaded.found() && !loaded.positions.isEmpty()) {
             return restored(store, loaded, stale, age, config, logName);
         }
-        String why = e != null ? "reading them failed: " + e : loaded.problem != null
-                ? "they are unreadable: " + loaded.problem : "none were saved";
+        String why = loaded.problem != null ? "they are unreadable: " + loaded.problem : "none were saved";
         log.warn("{} No saved consumer positions ({}): consumers that were attached resume at the mark-delete"
                 + " position during the next {} s (duplicates, not loss)", logName, why,
                 config.reconnectGraceSeconds());
-        boolean read = e == null && loaded.found();
+        boolean read = loaded.found();
         return new SubscriptionStart(store, read ? loaded.positions : null, true, read ? loaded.joinFloor : null);
     }
 

@@ -84,9 +84,10 @@ final class SubscriptionEngine {
             log.info("{} Restored {} saved consumer positions ({} had expired)", name, start.restored.size() - expired,
                     expired);
         }
-        if (start.recovering) {
-            recovery.open(start.joinFloor, start.windowNanos >= 0 ? start.windowNanos
-                    : TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
+        if (start.recovering && start.windowNanos >= 0) {
+            recovery.open(start.joinFloor, start.windowNanos); // what is left of the previous owner's window
+        } else if (start.recovering) {
+            recovery.open(start.joinFloor);
         }
     }
 
@@ -318,7 +319,7 @@ final class SubscriptionEngine {
         cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
         // The window first, so that the save's join floor is the reset position. Saved at once: a crash before the
         // next periodic save must not bring back positions from before the reset.
-        recovery.openAfterReset();
+        recovery.openAfterReset(retentionNanos() < TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
         positions.changed();
         positions.saveNow(cursors, now, false);
         post(fanOut::cursorWasReset);

@@ -143,8 +143,8 @@ public final class SubscriptionInstaller {
 
     /**
      * How the subscription starts ({@link StartDecision}): with its saved positions when its cursor existed and they
-     * can be read; in the recovery window when they are unreadable, or their read failed and they could be replaced
-     * (duplicates, never loss; refused when they could not); afresh, with nothing saved, when it is new.
+     * can be read; in the recovery window when they are unreadable (duplicates, never loss); refused as not ready when
+     * reading them failed (the retry reads them again); afresh, with nothing saved, when it is new.
      */
     private CompletableFuture<SubscriptionStart> start(PersistentTopic topic, String name, boolean cursorExisted) {
         if (!BroadcastSubscription.servedHere(topic)) {

@@ -20,6 +20,7 @@ public final class JoinFloor {
     private final long ledgerId;
     private final long entryId;
     private final long windowEndMillis;
+    private final boolean windowAfterReset;
 
     public JoinFloor(long ledgerId, long entryId) {
         this(ledgerId, entryId, 0);
@@ -27,9 +28,27 @@ public final class JoinFloor {
 
     /** {@code windowEndMillis}: when the recovery window the subscription closed in ends (wall clock), 0: none. */
     public JoinFloor(long ledgerId, long entryId, long windowEndMillis) {
+        this(ledgerId, entryId, windowEndMillis, false);
+    }
+
+    /**
+     * As above; {@code windowAfterReset}: that window was opened by a reset-cursor alone, so every consumer it may
+     * start was known (see {@link #windowAfterReset()}); only with a window end.
+     */
+    public JoinFloor(long ledgerId, long entryId, long windowEndMillis, boolean windowAfterReset) {
         this.ledgerId = ledgerId;
         this.entryId = entryId;
         this.windowEndMillis = windowEndMillis;
+        this.windowAfterReset = windowEndMillis > 0 && windowAfterReset;
+    }
+
+    /**
+     * Whether the recovery window the subscription closed in was opened by a reset-cursor alone (not by a load
+     * without a save made on close, nor a reopen): the next owner then knows every consumer that may have been
+     * attached, and an operator's skip in the rest of the window counts from the consumers' positions.
+     */
+    public boolean windowAfterReset() {
+        return windowAfterReset;
     }
 
     /** When the recovery window that the subscription closed in ends (wall clock, ms); 0 when it closed outside one. */
@@ -48,17 +67,18 @@ public final class JoinFloor {
     @Override
     public boolean equals(Object o) {
         return o instanceof JoinFloor && ((JoinFloor) o).ledgerId == ledgerId && ((JoinFloor) o).entryId == entryId
-                && ((JoinFloor) o).windowEndMillis == windowEndMillis;
+                && ((JoinFloor) o).windowEndMillis == windowEndMillis
+                && ((JoinFloor) o).windowAfterReset == windowAfterReset;
     }
 
     @Override
     public int hashCode() {
-        return Long.hashCode((ledgerId * 31 + entryId) * 31 + windowEndMillis);
+        return Long.hashCode((ledgerId * 31 + entryId) * 31 + windowEndMillis) * 2 + (windowAfterReset ? 1 : 0);
     }
 
     @Override
     public String toString() {
-        return windowEndMillis == 0 ? ledgerId + ":" + entryId
-                : ledgerId + ":" + entryId + " (window until " + windowEndMillis + ")";
+        return windowEndMillis == 0 ? ledgerId + ":" + entryId : ledgerId + ":" + entryId + " (window until "
+                + windowEndMillis + (windowAfterReset ? ", opened by a reset" : "") + ")";
     }
 }

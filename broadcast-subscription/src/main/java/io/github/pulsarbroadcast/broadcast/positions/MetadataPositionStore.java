@@ -26,12 +26,14 @@ import org.slf4j.LoggerFactory;
  * previous snapshot intact. Every head write is conditional on the version this store last saw: {@link #load} and
  * {@link #discard} write the head once with this store's own writer id, so a broker that lost the topic (paused past
  * its session, say) fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of
- * the current snapshot, which its CRC then rejects: the subscription falls back to its mark-delete position
- * (duplicates, never loss). A store whose load or discard failed before that write takes the head over before its first
- * save (the installer saves at once after a failed load) while this broker owns the topic, and otherwise stands down. A
- * head taken over no longer says its snapshot was saved on close. A head created before the subscription's managed
- * cursor node belongs to an earlier subscription of the same name (deleted, its positions not yet removed): {@link
- * #load} discards it rather than resume this subscription's consumers from it.
+ * the current snapshot, which its CRC then rejects: the subscription falls back to its recovery window at the
+ * mark-delete position (duplicates for consumers back within it; one away for longer loses its saved position: chunk
+ * nodes named after their writer would prevent it, not done). A store whose discard failed before that write takes
+ * the head over before its first save while this broker owns the topic, and otherwise stands down (after a failed load
+ * the installation is refused, and its retry loads with a new store). A head taken over no longer says its snapshot
+ * was saved on close. A head created before the subscription's managed cursor node belongs to an earlier
+ * subscription of the same name (deleted, its positions not yet removed): {@link #load} discards it rather than
+ * resume this subscription's consumers from it.
  *
  * <p>Threading: any thread; writes are chained on {@link #tail} (guarded by {@code this}) and run one at a time;
  * {@link #version}, {@link #slot} and the flags are guarded by {@code this}.
@@ -66,6 +68,13 @@ public final class MetadataPositionStore implements PositionStore {
     private int slot;
     private boolean fenced;
     private boolean deleted;
+    /**
+     * Set when a head write failed: it may have been applied all the same (ZooKeeper's connection loss reports a
+     * write it made as failed), so {@link #version} and {@link #slot} may be stale, and the next write reads the head
+     * first. Without it a chunked save wrote its chunks into the slot the live head pointed at (regression,
+     * forty-second session's review).
+     */
+    private boolean headUnknown;
 
     /**
      * @param managedLedgerName the topic's managed ledger ({@code TopicName#getPersistenceNamingEncoding})
@@ -135,7 +144,8 @@ public final class MetadataPositionStore implements PositionStore {
     }
 
     /**
-     * Before the first write of a store whose {@link #load} or {@link #discard} failed before it took the head over:
+     * Before the first write of a store whose {@link #discard} (or, in tests, {@link #load}) failed before it took the
+     * head over:
      * takes the head over as it is now, so that the write is conditional on it (without this, the write would ask to
      * create a head that exists, fail, and fence this broker for as long as it owns the topic), while this broker owns
      * the topic; otherwise stands down.
@@ -324,6 +334,9 @@ public final class MetadataPositionStore implements PositionStore {
             if (version < 0) { // not taken over yet
                 return takeOverNow().thenCompose(v -> write(snapshot, savedAt));
             }
+            if (headUnknown) {
+                return refreshHead().thenCompose(v -> write(snapshot, savedAt));
+            }
             expected = version;
             nextSlot = 1 - slot;
         }
@@ -351,18 +364,23 @@ public final class MetadataPositionStore implements PositionStore {
                     slot = newSlot;
                     return null;
                 }
+                headUnknown = true;
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof BadVersionException || cause instanceof NotFoundException) {
-                checkTakenOver();
+                refreshHead(); // now, to stop early when fenced or deleted
             }
             throw cause instanceof CompletionException ? (CompletionException) cause : new CompletionException(cause);
         });
     }
 
-    /** After a conditional write failed: another writer, or the state deleted (the subscription was deleted). */
-    private void checkTakenOver() {
-        chunkReads.read(() -> store.get(path)).thenAccept(head -> {
+    /**
+     * Reads the head (after a conditional write failed: another writer, or the subscription deleted): fenced when
+     * another writer's, deleted when gone, otherwise its version and slot are this store's again ({@link #headUnknown}
+     * cleared). Fails, leaving the head unknown, when the read fails.
+     */
+    private CompletableFuture<Void> refreshHead() {
+        return chunkReads.read(() -> store.get(path)).thenAccept(head -> {
             synchronized (this) {
                 if (head.isEmpty()) {
                     deleted = true;
@@ -376,6 +394,7 @@ public final class MetadataPositionStore implements PositionStore {
                 } else {
                     version = head.get().getStat().getVersion();
                     slot = PositionHead.slotOf(head.get().getValue());
+                    headUnknown = false;
                 }
             }
         });

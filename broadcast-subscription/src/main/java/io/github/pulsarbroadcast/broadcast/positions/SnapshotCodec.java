@@ -20,9 +20,9 @@ import java.util.zip.CRC32;
  *
  * <pre>
  * snapshot := "PBS" version(1 byte) [floor] groupCount:varint group* crc32(4 bytes, of everything before it)
- * floor    := 0 | 1 ledger:zigzag entry:zigzag | 2 ledger:zigzag entry:zigzag windowEndMillis:varint
+ * floor    := 0 | 1 ledger:zigzag entry:zigzag | (2 | 3) ledger:zigzag entry:zigzag windowEndMillis:varint
  *             (format 2 only: the {@link JoinFloor}, 0 when unknown; 2 when the save was made on close inside a
- *             recovery window, with that window's end)
+ *             recovery window, with that window's end; 3 the same for a window a reset-cursor opened alone)
  * group    := ackedLedger:zigzag ackedEntry:zigzag retainedUntilMillis:varint
  *             rangeCount:varint (ledger:zigzag first:varint length:varint)* nameCount:varint name*
  * name     := shared:varint suffixLength:varint suffix(UTF-8 bytes)
@@ -30,8 +30,10 @@ import java.util.zip.CRC32;
  *
  * <p>Format 2 (since the join floor) is written; format 1 (the same without the floor) is still read, with the
  * floor unknown. A plugin of before format 2 refuses format 2 as unreadable and falls back to the recovery window
- * (duplicates, never loss); so does a plugin of before the floor's window end (twenty-ninth session) for a floor
- * flagged 2, which only a save on close inside a recovery window writes.
+ * (duplicates for consumers back within it; one away for longer loses its saved position); so does a plugin of before
+ * the floor's window end (twenty-ninth session) for a floor
+ * flagged 2, which only a save on close inside a recovery window writes, and one of before the forty-second session
+ * for a floor flagged 3, which only a save on close inside a window a reset-cursor opened writes.
  *
  * <p>Threading: stateless; any thread.
  */
@@ -83,7 +85,7 @@ public final class SnapshotCodec {
         if (joinFloor == null) {
             out.write(0);
         } else {
-            out.write(joinFloor.windowEndMillis() > 0 ? 2 : 1);
+            out.write(joinFloor.windowEndMillis() == 0 ? 1 : joinFloor.windowAfterReset() ? 3 : 2);
             writeVarint(out, zigzag(joinFloor.ledgerId()));
             writeVarint(out, zigzag(joinFloor.entryId()));
             if (joinFloor.windowEndMillis() > 0) {
@@ -164,12 +166,16 @@ public final class SnapshotCodec {
         if (present == 0) {
             return null;
         }
-        if (present != 1 && present != 2) {
+        if (present < 1 || present > 3) {
             throw new CorruptSnapshotException("join floor flag " + present);
         }
         long ledger = unzigzag(readVarint(in));
         long entry = unzigzag(readVarint(in));
-        return new JoinFloor(ledger, entry, present == 2 ? readVarint(in) : 0);
+        long windowEnd = present >= 2 ? readVarint(in) : 0;
+        if (present >= 2 && windowEnd == 0) {
+            throw new CorruptSnapshotException("join floor flag " + present + " without a window end");
+        }
+        return new JoinFloor(ledger, entry, windowEnd, present == 3);
     }
 
     private static void readGroup(ByteBuffer in, List<SavedPosition> out) throws CorruptSnapshotException {

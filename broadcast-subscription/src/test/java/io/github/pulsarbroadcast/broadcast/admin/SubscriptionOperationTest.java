@@ -40,6 +40,18 @@ public class SubscriptionOperationTest {
                         "persistent://public/default/a b+c", "c d e", TopicOperation.SKIP},
                 {"POST", "/admin/v2/persistent/public/default/t-partition-2/subscription/fleet/resetcursor",
                         "persistent://public/default/t-partition-2", "fleet", TopicOperation.RESET_CURSOR},
+                // one trailing slash, which Jersey matches too (forty-second session's review)
+                {"POST", v2 + "fleet/resetcursor/1700000000000/", "persistent://public/default/city-area-7", "fleet",
+                        TopicOperation.RESET_CURSOR},
+                {"PUT", v2 + "fleet/properties/", "persistent://public/default/city-area-7", "fleet",
+                        TopicOperation.CONSUME},
+                {"POST", v2 + "fleet/skip/3/", "persistent://public/default/city-area-7", "fleet",
+                        TopicOperation.SKIP},
+                // matrix parameters, which Jersey drops before it matches (forty-second session's review)
+                {"POST", v2 + "fleet/skip_all;x=1", "persistent://public/default/city-area-7", "fleet",
+                        TopicOperation.SKIP},
+                {"POST", v2 + "fleet;x=1/resetcursor/0", "persistent://public/default/city-area-7", "fleet",
+                        TopicOperation.RESET_CURSOR},
                 // v1: property, cluster, namespace, topic
                 {"POST", "/admin/persistent/acme/c1/ns/t/subscription/fleet/resetcursor/5",
                         "persistent://acme/c1/ns/t", "fleet", TopicOperation.RESET_CURSOR},
@@ -78,6 +90,7 @@ public class SubscriptionOperationTest {
                 {"PUT", "/admin/persistent/acme/c1/ns/t/subscription/fleet/properties"}, // no such v1 call
                 {"POST", "/admin/v2/persistent/pub%2Flic/default/t/subscription/fleet/skip_all"}, // "/" in a name
                 {"POST", "/admin/v2/persistent/public/de%2Ffault/t/subscription/fleet/skip_all"},
+                {"POST", v2 + "skip/3//"},                                    // two trailing slashes
                 {"POST", null},
         };
     }

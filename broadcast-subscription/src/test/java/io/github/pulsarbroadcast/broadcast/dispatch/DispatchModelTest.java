@@ -59,12 +59,13 @@ public class DispatchModelTest {
      * 1314848850539540 (thirtieth session, once the model's loads could fail): the new owner's load failed, so its
      * recovery window started consumers it did not know at the mark-delete position, but until its first save the
      * store still held the previous owner's snapshot and join floor; a consumer joined below that floor, the broker
-     * crashed, and the next owner started it at the floor, past what it had been sent (StartDecision.resume now
-     * replaces the snapshot with an empty one, no floor, before the subscription starts).
+     * crashed, and the next owner started it at the floor, past what it had been sent (StartDecision.resume then
+     * replaced the snapshot with an empty one before the subscription started; since the forty-second session a
+     * failed load refuses the subscribe and leaves the snapshot, which the retry restores).
      * 759256962765227 (thirtieth session, once graceful closes could fail half-way): after the reopen the store still
      * said the positions were saved on close; a consumer joined, the broker crashed before the next periodic save, the
      * next owner opened no recovery window and the consumer came back at the tail (SubscriptionEngine.reopen now saves
-     * at once). Both fail with their fix left out; StartAfterFailureTest names the two cases.
+     * at once). StartAfterFailureTest names the two cases.
      * Some schedules depend on the iteration order of identity-keyed maps (sends per connection), so a seed may need
      * a few runs to fail again. Since a periodic save's capture became background work (experiment 10), seeds whose
      * schedule involved a save no longer replay it exactly; they stay as schedules that once found a bug.

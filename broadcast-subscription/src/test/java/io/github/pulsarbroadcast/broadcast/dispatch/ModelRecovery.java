@@ -6,6 +6,7 @@ import static io.github.pulsarbroadcast.broadcast.dispatch.DispatchModel.max;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
 /**
@@ -92,40 +93,48 @@ final class ModelRecovery {
             // The positions captured at the close come back (the close's save holds the same capture; read before
             // the reopen's own save, whose expiry times are rounded to whole seconds), with the recovery window at
             // the mark-delete position for anything since.
-            positionsRestored(false, false, positions.saved != null && !positions.saved.isEmpty());
+            positionsRestored(false, positions.saved != null && !positions.saved.isEmpty());
             model.engine.reopen();
             reopenWindow();
             return;
         }
         ledger.reload();
         // The new owner starts as the installer starts it (StartDecision); one load in four fails (the metadata store
-        // did not answer), and the new owner then has no saved positions at all.
+        // did not answer): the subscribe is refused, the store left as it is, and the client's retry loads again.
         boolean loadFails = model.config.positionSyncIntervalMs() > 0 && faults.nextInt(4) == 0;
-        positions.failNextLoad = loadFails;
+        if (loadFails) {
+            positions.failNextLoad = true;
+            int savesBefore = positions.saves;
+            try {
+                StartDecision.resume(positions, model.config, world::wallMillis, () -> true, "[model]").join();
+                throw model.fail("a failed load started the subscription instead of refusing it");
+            } catch (CompletionException refused) {
+                if (positions.saves != savesBefore) {
+                    throw model.fail("a failed load wrote to the position store: " + refused);
+                }
+            }
+            positions.failNextLoad = false;
+            model.note("its load failed: refused, retried");
+        }
         SubscriptionStart start = StartDecision.resume(positions, model.config, world::wallMillis, () -> true,
                 "[model]").join();
-        positions.failNextLoad = false;
-        if (loadFails) {
-            model.note("its load failed");
-        }
         // What the new owner must restore, judged apart from the decision under test.
-        positionsRestored(crash, loadFails, model.config.positionSyncIntervalMs() > 0 && !loadFails
-                && positions.saved != null && !positions.saved.isEmpty());
+        positionsRestored(crash, model.config.positionSyncIntervalMs() > 0 && positions.saved != null
+                && !positions.saved.isEmpty());
         model.engine = newEngine(start);
     }
 
     /**
      * The reference after a load (or a reopen): names the last save holds come back ({@code restore}); others lose
-     * their position, and those that had one at a crash or a failed load stay protected for the recovery window.
+     * their position, and those that had one at a crash stay protected for the recovery window.
      */
-    private void positionsRestored(boolean crash, boolean loadFails, boolean restore) {
+    private void positionsRestored(boolean crash, boolean restore) {
         Set<String> saved = restore ? positions.savedNames() : Set.of();
         PositionImpl markDeleted = ledger.markDeleted();
         for (ModelIdentity id : model.consumers.identities.values()) {
             boolean wasRetained = id.retained();
-            // Unsaved at a crash (or not restored by a load that failed), or still so at a graceful move inside the
-            // window a crash opened.
-            boolean unsavedNow = (crash || loadFails) && wasRetained && !saved.contains(id.name);
+            // Unsaved at a crash, or still so at a graceful move inside the window a crash opened.
+            boolean unsavedNow = crash && wasRetained && !saved.contains(id.name);
             boolean stillUnsaved = id.unsavedAtCrash && world.nowNanos - id.protectedUntilNanos < 0
                     && !saved.contains(id.name);
             id.unsavedAtCrash = unsavedNow || stillUnsaved;

@@ -67,17 +67,31 @@ public class RecoveryWindowTest {
         long[] now = {0};
         RecoveryWindow window = new RecoveryWindow(ledger, () -> now[0], 10_000 * MS);
         assertEquals(window.mayHaveUnknownAttached(), false, "closed");
-        window.openAfterReset();
+        window.openAfterReset(false);
         assertEquals(window.isOpen(), true);
         assertEquals(window.mayHaveUnknownAttached(), false, "a reset restarted every position it knew");
         window.open(null);
         assertEquals(window.mayHaveUnknownAttached(), true, "a load without a save made on close");
         now[0] += 5_000 * MS;
-        window.openAfterReset();
+        window.openAfterReset(false);
         assertEquals(window.mayHaveUnknownAttached(), true, "a reset inside it keeps what the load's window said");
         now[0] += 10_000 * MS;
         assertEquals(window.mayHaveUnknownAttached(), false, "ended");
-        window.openAfterReset();
+        window.openAfterReset(false);
         assertEquals(window.mayHaveUnknownAttached(), false, "a reset after it ended");
+        window.openAfterReset(true);
+        assertEquals(window.mayHaveUnknownAttached(), true, "no position kept for the consumers it disconnected");
+        // A save on close carries the kind of window to the next owner, which opens what is left of it.
+        assertEquals(window.joinFloor(true, 50_000).windowAfterReset(), false);
+        now[0] += 10_000 * MS; // that window ends
+        window.openAfterReset(false);
+        JoinFloor carried = window.joinFloor(true, 50_000);
+        assertEquals(carried.windowAfterReset(), true, "a window a reset opened alone");
+        assertEquals(window.joinFloor(false, 50_000).windowAfterReset(), false, "only a save on close carries it");
+        RecoveryWindow next = new RecoveryWindow(ledger, () -> now[0], 10_000 * MS);
+        next.open(carried, 4_000 * MS);
+        assertEquals(next.mayHaveUnknownAttached(), false, "carried over a graceful move");
+        next.open(carried);
+        assertEquals(next.mayHaveUnknownAttached(), true, "a whole window (a crash's): the floor's kind is ignored");
     }
 }

@@ -29,7 +29,7 @@ public class StartDecisionTest {
 
     private static SubscriptionStart decide(List<SavedPosition> positions, long ageMillis, boolean onClose) {
         Loaded loaded = new Loaded(positions, null, NOW - ageMillis, onClose);
-        return StartDecision.decide(new ModelPositionStore(), loaded, null, NOW, CONFIG, "[t][s]");
+        return StartDecision.decide(new ModelPositionStore(), loaded, NOW, CONFIG, "[t][s]");
     }
 
     @Test(groups = "unit", timeOut = 10_000)

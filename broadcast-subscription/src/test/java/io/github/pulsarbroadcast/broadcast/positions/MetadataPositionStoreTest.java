@@ -9,9 +9,12 @@ import static org.testng.Assert.expectThrows;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import org.apache.pulsar.metadata.api.MetadataStore;
 import org.apache.pulsar.metadata.api.MetadataStoreException;
+import org.apache.pulsar.metadata.api.Stat;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
 import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore;
 import org.testng.annotations.Test;
 
@@ -114,6 +117,50 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         assertEquals(store(metadata, 100).load().get().positions,
                 SnapshotCodec.decode(SnapshotCodec.encode(positions(200, 5))), "the previous snapshot, whole");
         clear(); // a store removes only what it wrote (deleteOwn)
+    }
+
+    /**
+     * A head write that ZooKeeper applied but reported as failed (its connection was lost after the write): the store
+     * must not trust its version and slot. Regression (forty-second session, a review): the next chunked save wrote
+     * its chunks into the slot the live head pointed at, and its head write then failed (bad version), so the head
+     * described chunks that were no longer its own: the snapshot was unreadable and the positions fell back.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aHeadWriteAppliedButReportedFailedLeavesTheSavesReadable() throws Exception {
+        AppliedThenFailed faulty = new AppliedThenFailed(metadata);
+        MetadataPositionStore owner = store(faulty, 100);
+        owner.load().get();
+        owner.save(positions(200, 5), null, false).get();
+        faulty.failNextPutAfterApplying(owner.path());
+        expectThrows(ExecutionException.class, () -> owner.save(positions(150, 9), null, false).get());
+        owner.save(positions(180, 3), null, false).get(); // failed before the fix: bad version, after its chunks
+        assertEquals(store(metadata, 100).load().get().positions,
+                SnapshotCodec.decode(SnapshotCodec.encode(positions(180, 3))), "the next save, whole");
+        clear(); // a store removes only what it wrote (deleteOwn)
+    }
+
+    /** A metadata store whose next put to one path is applied and then reported as failed (a connection loss). */
+    private static final class AppliedThenFailed extends FaultInjectionMetadataStore {
+        private volatile String failing;
+
+        AppliedThenFailed(MetadataStoreExtended store) {
+            super(store);
+        }
+
+        void failNextPutAfterApplying(String path) {
+            failing = path;
+        }
+
+        @Override
+        public CompletableFuture<Stat> put(String path, byte[] value, Optional<Long> expectedVersion) {
+            CompletableFuture<Stat> put = super.put(path, value, expectedVersion);
+            if (!path.equals(failing)) {
+                return put;
+            }
+            failing = null;
+            return put.thenCompose(applied -> CompletableFuture.failedFuture(
+                    new MetadataStoreException("injected: the connection was lost after the write")));
+        }
     }
 
     /**

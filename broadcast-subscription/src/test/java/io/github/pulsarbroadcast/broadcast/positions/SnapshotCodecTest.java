@@ -36,7 +36,7 @@ public class SnapshotCodecTest {
         List<SavedPosition> positions = List.of(new SavedPosition("car-a", 7, 12, null, 0),
                 new SavedPosition("car-b", -1, -1, new long[] {7, 14, 20}, 1_700_000_000_000L));
         for (JoinFloor floor : new JoinFloor[] {new JoinFloor(7, 99), new JoinFloor(-1, -1), null,
-            new JoinFloor(7, 99, 1_800_000_000_123L)}) {
+            new JoinFloor(7, 99, 1_800_000_000_123L), new JoinFloor(7, 99, 1_800_000_000_123L, true)}) {
             SnapshotCodec.Snapshot back = SnapshotCodec.decodeSnapshot(SnapshotCodec.encode(positions, floor));
             assertEquals(back.positions, positions);
             assertEquals(back.joinFloor, floor);

@@ -31,8 +31,8 @@ import org.apache.pulsar.common.policies.data.TopicOperation;
 /**
  * What the listing servlet asks of the broker, through stock types only: authorization (topic operation
  * {@code GET_STATS}, as stock topic stats check it), the cluster that serves the namespace and ownership (redirects
- * to a peer cluster or to the owner, as the stock admin API answers), the topic and the subscription. Every wait is bounded by the broker's
- * {@code metadataStoreOperationTimeoutSeconds}.
+ * to a peer cluster or to the owner, as the stock admin API answers), the topic and the subscription. Every wait is
+ * bounded by the broker's {@code metadataStoreOperationTimeoutSeconds}.
  *
  * <p>Threading: called on Jetty's web threads, concurrently; immutable after construction.
  */
@@ -97,8 +97,11 @@ final class BrokerSide {
         if (peer == null) {
             return;
         }
-        String peerUrl = request.isSecure() && peer.getServiceUrlTls() != null && !peer.getServiceUrlTls().isBlank()
-                ? peer.getServiceUrlTls() : peer.getServiceUrl();
+        // As stock's redirect: the peer's TLS URL for an https request to a broker with a TLS web port, and the
+        // request's own scheme (never a redirect from https to http, which would send credentials in the clear).
+        boolean tls = request.isSecure() && pulsar.getConfiguration().getWebServicePortTls().isPresent()
+                && peer.getServiceUrlTls() != null && !peer.getServiceUrlTls().isBlank();
+        String peerUrl = tls ? peer.getServiceUrlTls() : peer.getServiceUrl();
         URI web;
         try {
             PulsarServiceNameResolver resolver = new PulsarServiceNameResolver();
@@ -109,7 +112,7 @@ final class BrokerSide {
                     + peerUrl + "', which cannot be parsed: " + e);
         }
         String query = request.getQueryString();
-        throw HttpError.redirect(web.getScheme() + "://" + web.getHost() + ":" + web.getPort()
+        throw HttpError.redirect(request.getScheme() + "://" + web.getHost() + ":" + web.getPort()
                 + request.getRequestURI() + (query == null ? "" : "?" + query));
     }
 
