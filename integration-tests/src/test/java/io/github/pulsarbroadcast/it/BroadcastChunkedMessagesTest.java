@@ -5,9 +5,11 @@ import static org.testng.Assert.assertNotNull;
 import static org.testng.Assert.assertTrue;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.pulsar.broker.ServiceConfiguration;
 import org.apache.pulsar.client.api.Consumer;
@@ -17,18 +19,24 @@ import org.apache.pulsar.client.api.Producer;
 import org.apache.pulsar.client.api.Schema;
 import org.apache.pulsar.client.api.SubscriptionType;
 import org.apache.pulsar.client.impl.ChunkMessageIdImpl;
+import org.apache.pulsar.common.api.proto.BaseCommand;
+import org.apache.pulsar.common.api.proto.MessageMetadata;
+import org.apache.pulsar.common.protocol.ByteBufPair;
+import org.apache.pulsar.common.protocol.Commands;
 import org.testng.annotations.Test;
 
 /**
  * Chunked messages (a producer with {@code enableChunking(true)} splits a message larger than the broker's
  * {@code maxMessageSize} into chunks, one entry each, which the consumer puts back together): broadcast consumers get
- * every message whole and in the order a stock Failover subscription of the same topic gets them, with the chunks of
- * two producers interleaved in the topic, with a receiver queue smaller than a message's chunks, and across a close
+ * every message whole and in the order a stock Failover subscription of the same topic gets them, from a Java producer
+ * and with the chunks of two producers interleaved in the topic (written over a raw connection, as the Java client
+ * writes them, so that they interleave on every run: left to two Java producers' timing they did not, on the first
+ * CI run), with a receiver queue smaller than a message's chunks, and across a close
  * and a resume by name after individual acks (a chunked message's ack acknowledges each of its chunks; the resumed
  * consumer starts again at the first chunk not acknowledged). Before this test, nothing showed it (forty-second
  * session).
  *
- * <p>Threading: TestNG's test thread, and one publishing thread per producer inside {@link #publishInterleaved}.
+ * <p>Threading: TestNG's test thread only.
  */
 public class BroadcastChunkedMessagesTest extends BroadcastTestBase {
 
@@ -50,7 +58,7 @@ public class BroadcastChunkedMessagesTest extends BroadcastTestBase {
                 .consumerName("small-queue").receiverQueueSize(2).subscribe()); // fewer permits than chunks
         fleet.forEach(this::closeAfterTest);
 
-        int published = publishUntilInterleaved(topic, stock);
+        int published = publishAll(topic, stock);
         List<String> expected = received(stock);
         assertEquals(expected.size(), published, "the stock subscription got every message");
         for (Consumer<String> c : fleet) {
@@ -64,7 +72,7 @@ public class BroadcastChunkedMessagesTest extends BroadcastTestBase {
         String topic = newTopic("chunked-resume");
         Consumer<String> stock = stockConsumer(topic);
         Consumer<String> c0 = broadcastConsumer(topic, "fleet", "c0");
-        int published = publishUntilInterleaved(topic, stock);
+        int published = publishAll(topic, stock);
         List<String> all = received(stock);
 
         // c0 acknowledges every other message of the first half, then leaves: acked chunks sit between unacked ones.
@@ -94,47 +102,73 @@ public class BroadcastChunkedMessagesTest extends BroadcastTestBase {
     }
 
     /**
-     * Publishes rounds of chunked and small messages from two producers at once until the stock consumer has seen
-     * two messages whose chunks interleave in the topic; returns how many were published (at most five rounds).
-     * The stock consumer does not acknowledge what it received; {@link #received} replays its subscription.
+     * Publishes chunked and small messages from a Java producer, then chunked messages of two producers whose chunks
+     * alternate in the topic (written over one raw connection, so that they interleave on every run); returns how
+     * many were published. The stock consumer receives them all (asserting the interleaving) without acknowledging;
+     * {@link #received} replays its subscription.
      */
-    private int publishUntilInterleaved(String topic, Consumer<String> stock) throws Exception {
-        List<Producer<String>> producers = List.of(chunkingProducer(topic), chunkingProducer(topic));
-        int published = 0;
-        List<MessageId> ids = new ArrayList<>();
-        for (int round = 0; round < 5 && !interleaved(ids); round++) {
-            published += publishInterleaved(producers, round);
-            while (ids.size() < published) {
-                Message<String> m = stock.receive(30, TimeUnit.SECONDS);
-                assertNotNull(m, "the stock consumer got " + ids.size() + " of " + published);
-                ids.add(m.getMessageId());
-            }
+    private int publishAll(String topic, Consumer<String> stock) throws Exception {
+        Producer<String> producer = closeAfterTest(client.newProducer(Schema.STRING).topic(topic)
+                .enableBatching(false).enableChunking(true).create());
+        for (int i = 0; i < 6; i++) {
+            producer.send(value("java-" + i, i % 2 == 0 ? BIG : 10));
         }
-        assertTrue(interleaved(ids), "two producers' chunks interleaved in five rounds: " + ids);
+        int published = 6 + publishInterleavedChunks(topic, 4);
+        List<MessageId> ids = new ArrayList<>();
+        while (ids.size() < published) {
+            Message<String> m = stock.receive(30, TimeUnit.SECONDS);
+            assertNotNull(m, "the stock consumer got " + ids.size() + " of " + published);
+            ids.add(m.getMessageId());
+        }
+        assertTrue(interleaved(ids), "two producers' chunks interleaved: " + ids);
         stock.redeliverUnacknowledgedMessages();
         return published;
     }
 
-    private Producer<String> chunkingProducer(String topic) throws Exception {
-        return closeAfterTest(client.newProducer(Schema.STRING).topic(topic).enableBatching(false)
-                .enableChunking(true).create());
+    /**
+     * {@code perProducer} messages of {@value #BIG} characters from each of two producers, four chunks each, written
+     * over one raw connection as the Java client writes a chunk (pulsar-common's commands, the same metadata), the
+     * two producers' chunks alternating; returns how many messages.
+     */
+    private int publishInterleavedChunks(String topic, int perProducer) throws Exception {
+        try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {
+            String[] names = {"raw-a", "raw-b"};
+            for (int p = 0; p < 2; p++) {
+                c.send(Commands.newProducer(topic, p, p, names[p], Map.of(), false));
+                assertEquals(c.next().getType(), BaseCommand.Type.PRODUCER_SUCCESS, names[p]);
+            }
+            for (int i = 0; i < perProducer; i++) {
+                byte[][] values = new byte[2][];
+                for (int p = 0; p < 2; p++) {
+                    values[p] = value(names[p] + "-" + i, BIG).getBytes(StandardCharsets.UTF_8);
+                }
+                int chunk = (BIG + 3) / 4;
+                for (int k = 0; k < 4; k++) {
+                    for (int p = 0; p < 2; p++) {
+                        sendChunk(c, p, names[p], i, k, values[p], chunk);
+                    }
+                }
+            }
+            for (int n = 0; n < 2 * perProducer * 4; n++) {
+                assertEquals(c.next().getType(), BaseCommand.Type.SEND_RECEIPT, "receipt " + n);
+            }
+        }
+        return 2 * perProducer;
     }
 
-    /** Ten messages from each producer on its own thread, every other one chunked; returns how many were sent. */
-    private static int publishInterleaved(List<Producer<String>> producers, int round) throws Exception {
-        List<CompletableFuture<Void>> sends = new ArrayList<>();
-        for (int p = 0; p < producers.size(); p++) {
-            Producer<String> producer = producers.get(p);
-            String prefix = "r" + round + "-p" + p + "-";
-            sends.add(CompletableFuture.runAsync(() -> {
-                for (int i = 0; i < 10; i++) {
-                    producer.sendAsync(value(prefix + i, i % 2 == 0 ? BIG : 10));
-                }
-                producer.flushAsync().join();
-            }));
+    private static void sendChunk(RawProtocolConnection c, long producerId, String producer, long sequenceId,
+                                  int chunkId, byte[] value, int chunk) throws Exception {
+        MessageMetadata metadata = new MessageMetadata().setProducerName(producer).setSequenceId(sequenceId)
+                .setPublishTime(System.currentTimeMillis()).setUuid(producer + "-" + sequenceId).setChunkId(chunkId)
+                .setNumChunksFromMsg(4).setTotalChunkMsgSize(value.length).setUncompressedSize(value.length);
+        int from = chunkId * chunk;
+        ByteBufPair send = Commands.newSend(producerId, sequenceId, 1, Commands.ChecksumType.Crc32c, metadata,
+                Unpooled.wrappedBuffer(value, from, Math.min(chunk, value.length - from)));
+        try {
+            c.send(ByteBufPair.coalesce(send));
+        } finally {
+            send.release();
         }
-        CompletableFuture.allOf(sends.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
-        return 10 * producers.size();
     }
 
     /** {@code name} followed by characters that depend on their place, {@code length} in all. */

@@ -99,4 +99,29 @@ final class ListingHttp {
             return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         }
     }
+
+    /**
+     * Starts a chunked JSON POST of {@code path} on {@code webUrl} without credentials, sends one chunk and never ends
+     * the body; returns the first line the server answers within 15 s, or "no answer".
+     */
+    static String rawUnfinishedPost(String webUrl, String path) throws IOException {
+        URI web = URI.create(webUrl);
+        try (java.net.Socket socket = new java.net.Socket(web.getHost(), web.getPort())) {
+            socket.setSoTimeout(15_000);
+            String chunk = "{\"padding\":\"" + "x".repeat(1000) + "\"";
+            socket.getOutputStream().write(("POST " + path + " HTTP/1.1\r\nHost: " + web.getHost() + ":"
+                    + web.getPort() + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    socket.getInputStream(), StandardCharsets.US_ASCII));
+            try {
+                String line = in.readLine();
+                return line == null ? "no answer (closed)" : line;
+            } catch (java.net.SocketTimeoutException e) {
+                return "no answer within 15 s";
+            }
+        }
+    }
 }

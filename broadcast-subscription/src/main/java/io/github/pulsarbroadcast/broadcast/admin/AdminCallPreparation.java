@@ -41,8 +41,9 @@ import org.slf4j.LoggerFactory;
  * subscription is served here before the call; when another broker is picked, stock's handler redirects the call
  * there, and that broker's plugin does the same.
  *
- * <p>Security: the broker's interceptor callback runs before stock's authentication filter, so this acts only for a
- * request that stock's authentication and authorization would let through: authenticated by the broker's own
+ * <p>Security: in stock's order the broker's interceptor callback runs before stock's authentication filter (the
+ * listing servlet moves it after, {@code listing.http.WebFilterOrder}, but this must not rely on it), so this acts
+ * only for a request that stock's authentication and authorization would let through: authenticated by the broker's own
  * {@code AuthenticationService} when authentication is enabled, and authorized for the operation by its
  * {@code AuthorizationService} (the client role and a proxy's original principal, as stock's admin handlers check
  * them) when authorization is enabled too. A request that fails either is passed on untouched, and stock refuses it.

@@ -36,9 +36,16 @@ public final class ConsumerListingServlet implements AdditionalServletWithPulsar
         return BASE_PATH;
     }
 
+    /**
+     * The listing's servlet, initialized when its context starts (before the broker's connectors accept requests):
+     * its initialization also puts the broker interceptors' web filters after stock's authentication
+     * ({@link WebFilterOrder}).
+     */
     @Override
     public ServletHolder getServletHolder() {
-        return new ServletHolder(new ListingHttpServlet(() -> pulsar));
+        ServletHolder holder = new ServletHolder(new ListingHttpServlet(() -> pulsar));
+        holder.setInitOrder(0);
+        return holder;
     }
 
     @Override

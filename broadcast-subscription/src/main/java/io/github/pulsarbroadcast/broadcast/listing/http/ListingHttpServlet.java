@@ -7,12 +7,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import javax.servlet.ServletException;
 import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.common.naming.TopicName;
 import org.apache.pulsar.common.util.ObjectMapperFactory;
+import org.eclipse.jetty.server.handler.ContextHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +36,20 @@ final class ListingHttpServlet extends HttpServlet {
 
     ListingHttpServlet(Supplier<PulsarService> pulsar) {
         this.pulsar = pulsar;
+    }
+
+    /** At the start of its context: the web filters' order ({@link WebFilterOrder}). */
+    @Override
+    public void init() throws ServletException {
+        ContextHandler context = ContextHandler.getContextHandler(getServletContext());
+        if (context == null || context.getServer() == null) {
+            log.warn("The consumer listing cannot reach the web server: the broker interceptors' web filters stay"
+                    + " before its authentication filter");
+            return;
+        }
+        int changed = WebFilterOrder.apply(context.getServer());
+        log.info("Moved the broker interceptors' web filters after authentication and the request limits on {} web"
+                + " contexts (0: none had a filter before them)", changed);
     }
 
     @Override
