@@ -3,6 +3,9 @@ package io.github.pulsarbroadcast.broadcast.listing.http;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.pulsar.broker.web.PreInterceptFilter;
+import org.apache.pulsar.broker.web.ProcessHandlerFilter;
+import org.apache.pulsar.broker.web.ResponseHandlerFilter;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.servlet.FilterHolder;
@@ -28,9 +31,9 @@ import org.eclipse.jetty.servlet.ServletHandler;
  */
 final class WebFilterOrder {
 
-    static final String PRE_INTERCEPT = "org.apache.pulsar.broker.web.PreInterceptFilter";
-    static final String PROCESS_HANDLER = "org.apache.pulsar.broker.web.ProcessHandlerFilter";
-    static final String RESPONSE_HANDLER = "org.apache.pulsar.broker.web.ResponseHandlerFilter";
+    private static final String PRE_INTERCEPT = PreInterceptFilter.class.getName();
+    private static final String PROCESS_HANDLER = ProcessHandlerFilter.class.getName();
+    private static final String RESPONSE_HANDLER = ResponseHandlerFilter.class.getName();
 
     private WebFilterOrder() {
     }
