@@ -138,18 +138,7 @@ public class BroadcastAckTest extends BroadcastTestBase {
     public void aCumulativeAckInsideABatchAcknowledgesTheEntriesBefore() throws Exception {
         String topic = newTopic("batch-cumulative");
         Consumer<String> car = batchIndexAckingCar(topic);
-        List<MessageId> lastOfEach = new ArrayList<>();
-        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).enableBatching(true)
-                .batchingMaxPublishDelay(1, TimeUnit.HOURS).batchingMaxMessages(1_000).create()) {
-            for (int batch = 0; batch < 2; batch++) {
-                List<CompletableFuture<MessageId>> sends = new ArrayList<>();
-                for (int i = 0; i < 10; i++) {
-                    sends.add(producer.sendAsync("e" + batch + "-" + i));
-                }
-                producer.flush();
-                lastOfEach.add(sends.get(9).get(30, TimeUnit.SECONDS));
-            }
-        }
+        List<MessageId> lastOfEach = List.of(sendBatch(topic, 0), sendBatch(topic, 1));
         List<Message<String>> got = take(car, 20);
         car.acknowledgeCumulative(got.get(14).getMessageId()); // inside the second entry
         VirtualCursor cursor = dispatcher(topic, "fleet").member(brokerConsumer(topic, "car")).cursor();
@@ -160,6 +149,44 @@ public class BroadcastAckTest extends BroadcastTestBase {
         car = batchIndexAckingCar(topic);
         assertEquals(values(take(car, 10)).get(0), "e1-0", "the second entry again, not the first");
         car.close();
+    }
+
+    /**
+     * The same in the first entry of a ledger: the entry before is the previous ledger's last, which the broker takes
+     * from the ledger's list as stock's cursor does. Regression (forty-third session): such an ack acknowledged
+     * nothing.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aCumulativeAckInsideALedgersFirstEntryAcknowledgesThePreviousLedgersLast() throws Exception {
+        String topic = newTopic("batch-cumulative-ledger");
+        batchIndexAckingCar(topic).close(); // away: its position is kept
+        MessageId lastOfFirstLedger = sendBatch(topic, 0);
+        cluster.admin().topics().unload(topic); // the topic opens a new ledger when it loads again
+        MessageId lastOfSecond = sendBatch(topic, 1);
+        assertTrue(position(lastOfSecond).getLedgerId() > position(lastOfFirstLedger).getLedgerId()
+                && position(lastOfSecond).getEntryId() == 0, "the second batch opens a ledger: " + lastOfSecond);
+        Consumer<String> car = batchIndexAckingCar(topic);
+        List<Message<String>> got = take(car, 20);
+        assertEquals(values(got).get(14), "e1-4");
+        car.acknowledgeCumulative(got.get(14).getMessageId());
+        VirtualCursor cursor = dispatcher(topic, "fleet").member(brokerConsumer(topic, "car")).cursor();
+        PositionImpl first = position(lastOfFirstLedger);
+        await().atMost(Duration.ofSeconds(10)).until(() -> cursor.acknowledged().equals(first)
+                && markDeleted(topic).equals(first));
+        car.close();
+    }
+
+    /** Ten messages in one batch (one entry); the last one's id. */
+    private MessageId sendBatch(String topic, int batch) throws Exception {
+        try (Producer<String> producer = client.newProducer(Schema.STRING).topic(topic).enableBatching(true)
+                .batchingMaxPublishDelay(1, TimeUnit.HOURS).batchingMaxMessages(1_000).create()) {
+            List<CompletableFuture<MessageId>> sends = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                sends.add(producer.sendAsync("e" + batch + "-" + i));
+            }
+            producer.flush();
+            return sends.get(9).get(30, TimeUnit.SECONDS);
+        }
     }
 
     private Consumer<String> batchIndexAckingCar(String topic) throws Exception {

@@ -65,13 +65,14 @@ final class AckCopy {
      * The entry of {@code id}'s ledger to acknowledge, or {@link #NONE}. An id with an ack set names part of a batch:
      * individually it acknowledges nothing; cumulatively, every entry before its own (as stock's cursor takes it, the
      * Java client's cumulative ack inside a batch with batch-index acks on: regression, forty-second session's
-     * review, the position did not move at all), nothing when it is its ledger's first entry.
+     * review, the position did not move at all). In a ledger's first entry that is -1: the engine takes the entry
+     * before from the ledger, as stock's cursor does (regression, forty-third session: it acknowledged nothing).
      */
     static long entryToAcknowledge(MessageIdData id, boolean cumulative) {
         if (id.getAckSetsCount() == 0) {
             return id.getEntryId();
         }
-        return cumulative && id.getEntryId() > 0 ? id.getEntryId() - 1 : NONE;
+        return cumulative ? id.getEntryId() - 1 : NONE;
     }
 
     /** Applies the acks to the consumer's virtual cursor and answers the client if it asked for a receipt. */

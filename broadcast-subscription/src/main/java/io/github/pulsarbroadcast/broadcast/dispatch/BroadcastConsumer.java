@@ -132,7 +132,10 @@ public final class BroadcastConsumer {
         engine.flow(this, permits);
     }
 
-    /** Applies one acknowledgement; any thread. */
+    /**
+     * Applies one acknowledgement; any thread. A cumulative one with entry id -1 acknowledges everything before the
+     * ledger's first entry.
+     */
     public AckResult acknowledge(long ledgerId, long entryId, boolean cumulative) {
         return engine.acknowledge(this, ledgerId, entryId, cumulative);
     }

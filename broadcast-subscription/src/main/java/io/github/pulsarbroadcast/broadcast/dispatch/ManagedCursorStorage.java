@@ -71,6 +71,11 @@ final class ManagedCursorStorage implements SubscriptionStorage {
     }
 
     @Override
+    public PositionImpl previous(PositionImpl position) {
+        return ledger.getPreviousPosition(position);
+    }
+
+    @Override
     public PositionImpl normalize(PositionImpl position) {
         if (ledger.isValidPosition(position)) {
             return position;

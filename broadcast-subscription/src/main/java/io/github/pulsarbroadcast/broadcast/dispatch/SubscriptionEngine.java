@@ -264,9 +264,14 @@ final class SubscriptionEngine {
         }
     }
 
-    /** Applies one acknowledgement of {@code bc}; any thread. */
+    /**
+     * Applies one acknowledgement of {@code bc}; any thread. A cumulative one with entry id -1 acknowledges everything
+     * before the ledger's first entry: the entry before it, which may be the last of an earlier ledger (a cumulative
+     * ack inside the first entry of a ledger, {@code AckCopy}).
+     */
     AckResult acknowledge(BroadcastConsumer bc, long ledgerId, long entryId, boolean cumulative) {
-        PositionImpl position = PositionImpl.get(ledgerId, entryId);
+        PositionImpl position = entryId < 0 && cumulative ? storage.previous(PositionImpl.get(ledgerId, 0))
+                : PositionImpl.get(ledgerId, entryId);
         bc.lastAckedMillis = System.currentTimeMillis();
         counters.acks.increment();
         AckResult result = cumulative ? bc.cursor.acknowledgeCumulative(position)

@@ -40,6 +40,12 @@ public interface SubscriptionStorage {
     PositionImpl next(PositionImpl position);
 
     /**
+     * The position of the entry before {@code position}, crossing ledger boundaries without reading storage (stock's
+     * {@code ManagedLedgerImpl.getPreviousPosition}): {@code (ledger, -1)} when no earlier ledger has an entry.
+     */
+    PositionImpl previous(PositionImpl position);
+
+    /**
      * {@code position} itself when it names an entry or the next one to be written; otherwise (it points past the
      * end of a ledger that has rolled over, or into a ledger that was removed) the first real entry after it.
      */

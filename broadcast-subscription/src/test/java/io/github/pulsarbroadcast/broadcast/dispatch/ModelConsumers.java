@@ -176,6 +176,10 @@ final class ModelConsumers implements ModelHarness.Deliveries {
             if (mayMissAcks && mode == 0) {
                 continue; // never acknowledged (until a redelivery sends it again)
             }
+            if (mayMissAcks && mode == 1) {
+                ackBefore(s, p);
+                continue;
+            }
             ack(s, p, mode >= 8);
         }
         s.consumedSinceFlow += taken;
@@ -198,7 +202,28 @@ final class ModelConsumers implements ModelHarness.Deliveries {
         model.check(engine.counters().droppedAcks() - droppedBefore == (result == AckResult.DROPPED ? 1 : 0),
                 s.id.name + ": ack of " + p + " was " + result + ", the dropped-acks counter moved by "
                         + (engine.counters().droppedAcks() - droppedBefore));
+        if (cumulative) {
+            checkCumulative(s, p);
+        }
         s.id.ack(p, cumulative);
+    }
+
+    /** A cumulative ack of {@code p} leaves the consumer's acknowledged position at {@code p} or past it. */
+    private void checkCumulative(ModelSession s, PositionImpl p) {
+        model.check(s.bc.cursor.acknowledged().compareTo(p) >= 0, s.id.name + ": a cumulative ack of " + p
+                + " left its acknowledged position at " + s.bc.cursor.acknowledged());
+    }
+
+    /**
+     * A cumulative ack inside the batch of entry {@code p}: everything before it is acknowledged (in a ledger's first
+     * entry the engine gets entry -1 and takes the entry before from the ledger), {@code p} itself is not.
+     */
+    private void ackBefore(ModelSession s, PositionImpl p) {
+        AckResult result = model.engine.acknowledge(s.bc, p.getLedgerId(), p.getEntryId() - 1, true);
+        model.check(result != AckResult.NOT_SENT, s.id.name + ": ack before " + p + " it was sent was refused");
+        PositionImpl before = ledger.previous(p);
+        checkCumulative(s, before);
+        s.id.ack(before, true);
     }
 
     void redeliverOne() {

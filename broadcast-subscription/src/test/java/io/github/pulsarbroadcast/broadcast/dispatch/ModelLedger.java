@@ -201,6 +201,11 @@ final class ModelLedger implements SubscriptionStorage {
     }
 
     @Override
+    public PositionImpl previous(PositionImpl position) {
+        return layout.previous(position);
+    }
+
+    @Override
     public PositionImpl normalize(PositionImpl position) {
         PositionImpl normalized = layout.normalize(position);
         Runnable race = onNextNormalize;

@@ -90,6 +90,19 @@ final class ModelLedgerLayout {
         return p;
     }
 
+    /** The entry before {@code position} in the ledgers still here, or {@code (its ledger, -1)}. */
+    PositionImpl previous(PositionImpl position) {
+        if (position.getEntryId() > 0) {
+            return PositionImpl.get(position.getLedgerId(), position.getEntryId() - 1);
+        }
+        for (Map.Entry<Long, Integer> e : ledgers.headMap(position.getLedgerId(), false).descendingMap().entrySet()) {
+            if (e.getValue() > 0) {
+                return PositionImpl.get(e.getKey(), e.getValue() - 1);
+            }
+        }
+        return PositionImpl.get(position.getLedgerId(), -1);
+    }
+
     PositionImpl normalize(PositionImpl position) {
         if (isValid(position)) {
             return position;
