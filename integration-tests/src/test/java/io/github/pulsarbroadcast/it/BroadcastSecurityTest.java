@@ -6,6 +6,7 @@ import static org.testng.Assert.assertTrue;
 import static org.testng.Assert.expectThrows;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import io.github.pulsarbroadcast.broadcast.cnx.BroadcastServerCnx;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -281,6 +282,30 @@ public class BroadcastSecurityTest extends TokenAuthTestBase {
             assertTrue(broadcast.getMessage().contains("not authorized to subscribe"), broadcast.getMessage());
             assertTrue(stock.getMessage().contains("not authorized to subscribe"), stock.getMessage());
             assertEquals(admin().topics().getStats(topic).getSubscriptions().get("fleet").getConsumers().size(), 1);
+        }
+    }
+
+    /**
+     * Refused joins of a served subscription leave nothing on the connection: stock forgets a subscribe it refuses
+     * without telling the plugin, so the plugin's record of each join (its initial position, until the consumer
+     * attaches) must go too. Regression (forty-third session, found by a review): the records were purged by age
+     * (two minutes), so a role without CONSUME grew them by every refused subscribe: 1,100 here.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void refusedJoinsOfAServedSubscriptionLeaveNothingOnTheConnection() throws Exception {
+        String topic = topicWriterMayNotConsume("refused-joins");
+        try (Consumer<String> car = broadcastBuilder(client, topic, "fleet").consumerName("car").subscribe()) {
+            PulsarClient writer = clientAs("writer");
+            try (Producer<String> producer = writer.newProducer(Schema.STRING).topic(topic).create()) {
+                for (int i = 0; i < 1_100; i++) {
+                    expectThrows(AuthorizationException.class,
+                            () -> broadcastBuilder(writer, topic, "fleet").consumerName("intruder").subscribe());
+                }
+                BroadcastServerCnx writersConnection = (BroadcastServerCnx) brokerTopic(topic).getProducers()
+                        .values().iterator().next().getCnx();
+                assertTrue(writersConnection.pendingJoinCount() < 1_024,
+                        "refused joins held: " + writersConnection.pendingJoinCount());
+            }
         }
     }
 

@@ -65,7 +65,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private final SubscribePreparation preparation;
     private final SubscribeFailures failures;
     /** Broadcast subscribes in flight, by consumer id; taken when the consumer attaches. */
-    private final PendingJoins pendingJoins = new PendingJoins(System::nanoTime);
+    private final PendingJoins pendingJoins = new PendingJoins(this::subscribeInFlight);
     /** Subscribes held back while they are prepared off the event loop (event loop only). */
     private final HeldSubscribes held = new HeldSubscribes();
     /** Bounds the acks waiting to be applied. */
@@ -346,6 +346,16 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         held.cancel(closeConsumer.getConsumerId());
         pendingJoins.forget(closeConsumer.getConsumerId());
         super.handleCloseConsumer(closeConsumer);
+    }
+
+    /**
+     * Whether stock still holds the subscribe of {@code consumerId}: its consumer future is on this connection and did
+     * not fail (a refusal removes it or fails it; one that completed keeps its join until the safety net of
+     * {@code consumerCreated}, which stock calls after completing it, takes it, or until the consumer closes).
+     */
+    private boolean subscribeInFlight(long consumerId) {
+        CompletableFuture<?> created = getConsumers().get(consumerId);
+        return created != null && !created.isCompletedExceptionally();
     }
 
     /** Broadcast subscribes prepared here whose consumer has not attached yet (for tests). */

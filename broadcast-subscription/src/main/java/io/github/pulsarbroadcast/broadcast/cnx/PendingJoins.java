@@ -2,59 +2,50 @@ package io.github.pulsarbroadcast.broadcast.cnx;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
+import java.util.function.LongPredicate;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 
 /**
- * The broadcast subscribes of one connection that the plugin prepared and handed to the stock path, by consumer id,
- * until the consumer attaches ({@link #take}). A subscribe that stock code refuses after the preparation (a limit, a
- * fenced topic) never attaches; its entry is dropped when the client closes that consumer id, when the id
- * subscribes again, or when it is older than {@link #MAX_AGE_NANOS} at the next purge. Purges run when the map
- * reaches a threshold that doubles with the live size, so a connect storm of thousands of consumers on one
- * connection costs amortized O(1) per subscribe, and failures cannot accumulate without bound.
+ * The broadcast subscribes of one connection that the plugin handed to the stock path, by consumer id, until the
+ * consumer attaches ({@link #take}). A subscribe that stock code refuses (authorization, metadata size, a limit, a
+ * fenced topic) never attaches, and stock drops its own record of it without telling anyone; such an entry is dropped
+ * when the client closes that consumer id, when the id subscribes again, or at the next purge: a purge keeps only the
+ * entries whose subscribe stock still holds ({@code inFlight}: stock's consumer future for the id is there and did not
+ * fail; at most one entry per consumer id). Purges run when the map reaches a
+ * threshold that doubles with the live size, so a connect storm of thousands of consumers on one connection costs
+ * amortized O(1) per subscribe, and the map never holds more than 1,024 entries or twice the subscribes stock holds
+ * (regression, forty-third session, found by a review: entries were purged by age, two minutes, and a role that may
+ * not consume could grow the map of one connection by every refused subscribe in that time).
  *
- * <p>Threading: a concurrent map; {@link #put} runs on the connection's event loop, {@link #take} on the thread that
- * attaches the consumer. {@link #purgeAt} is written only on the event loop.
+ * <p>Threading: a concurrent map; {@link #put} runs on the connection's event loop, right before the stock subscribe
+ * that registers the id in stock's map (so a purge, also in {@link #put}, never sees an entry stock has not seen);
+ * {@link #take} runs on the thread that attaches the consumer. {@link #purgeAt} is written only on the event loop.
  */
 final class PendingJoins {
 
-    /** A subscribe takes at most the client's operation timeout (30 s by default); four times that is stale. */
-    static final long MAX_AGE_NANOS = TimeUnit.MINUTES.toNanos(2);
     private static final int MIN_PURGE_AT = 1024;
 
-    private static final class Join {
-        final InitialPosition position;
-        final long atNanos;
-
-        Join(InitialPosition position, long atNanos) {
-            this.position = position;
-            this.atNanos = atNanos;
-        }
-    }
-
-    private final Map<Long, Join> joins = new ConcurrentHashMap<>();
-    private final LongSupplier nanoClock;
+    private final Map<Long, InitialPosition> joins = new ConcurrentHashMap<>();
+    private final LongPredicate inFlight;
     /** Event loop only. */
     private int purgeAt = MIN_PURGE_AT;
 
-    PendingJoins(LongSupplier nanoClock) {
-        this.nanoClock = nanoClock;
+    /** {@code inFlight}: whether stock still has a subscribe of that consumer id in flight on the connection. */
+    PendingJoins(LongPredicate inFlight) {
+        this.inFlight = inFlight;
     }
 
     void put(long consumerId, InitialPosition position) {
-        long now = nanoClock.getAsLong();
-        joins.put(consumerId, new Join(position, now));
+        joins.put(consumerId, position);
         if (joins.size() >= purgeAt) {
-            joins.values().removeIf(j -> now - j.atNanos > MAX_AGE_NANOS);
+            joins.keySet().removeIf(id -> !inFlight.test(id));
             purgeAt = Math.max(MIN_PURGE_AT, 2 * joins.size());
         }
     }
 
     /** Takes the join left for {@code consumerId}, or null. */
     InitialPosition take(long consumerId) {
-        Join j = joins.remove(consumerId);
-        return j == null ? null : j.position;
+        return joins.remove(consumerId);
     }
 
     void forget(long consumerId) {
