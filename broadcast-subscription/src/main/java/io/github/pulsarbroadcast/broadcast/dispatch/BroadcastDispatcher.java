@@ -110,14 +110,14 @@ public final class BroadcastDispatcher implements Dispatcher {
 
     /**
      * A subscribe whose consumer name is held by a connected consumer: waits for the name to be released
-     * ({@link NameHandover}, at most {@code waitMs}), then runs {@code joinAgain} on the broker's scheduler; or fails
-     * with {@code busy}.
+     * ({@link NameHandover}, at most until {@code deadlineNanos}), then runs {@code joinAgain} on the broker's
+     * scheduler; or fails with {@code busy}.
      */
     CompletableFuture<Void> whenNameReleased(RetainedCursors.NameBusyException busy, ConsumerConnection joining,
-                                             long waitMs,
+                                             long deadlineNanos,
                                              java.util.function.Supplier<CompletableFuture<Void>> joinAgain) {
-        return NameHandover.await(engine.name(), busy, joining, waitMs, engine.nameReleases(), service.scheduler(),
-                service.scheduler(), joinAgain);
+        return NameHandover.await(engine.name(), busy, joining, deadlineNanos, busyNameWaitMs(),
+                engine.nameReleases(), service.scheduler(), service.scheduler(), joinAgain);
     }
 
     /** How many subscribes wait for the consumer name {@code name}, held by a connected consumer (for tests). */

@@ -112,8 +112,7 @@ public final class BroadcastSubscription extends PersistentSubscription
             broadcastDispatcher.join(consumer, cnx, join);
             return CompletableFuture.completedFuture(null);
         } catch (RetainedCursors.NameBusyException busy) {
-            long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
-            return broadcastDispatcher.whenNameReleased(busy, cnx, leftMs,
+            return broadcastDispatcher.whenNameReleased(busy, cnx, deadlineNanos,
                     () -> join(consumer, cnx, join, deadlineNanos));
         } catch (BrokerServiceException e) {
             return CompletableFuture.failedFuture(e);

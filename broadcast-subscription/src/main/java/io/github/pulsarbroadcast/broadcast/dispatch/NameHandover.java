@@ -56,12 +56,18 @@ final class NameHandover {
 
     /**
      * Waits for {@code busy}'s name to be released (see the class comment) and then runs {@code joinAgain} on
-     * {@code joinExecutor}; fails with {@code busy} when the holder is alive or still holds the name after
-     * {@code waitMs}.
+     * {@code joinExecutor}; fails with {@code busy} when the holder is alive or still holds the name at
+     * {@code deadlineNanos} ({@link System#nanoTime}). A holder on another connection is probed with {@code probeMs},
+     * the whole configured wait, also when this subscribe waits again with less left: a connection is judged dead only
+     * when it did not answer for that long (regression, forty-third session, found by a review: the second wait
+     * probed with what was left, a few milliseconds, and closed live connections whose answer takes longer, with
+     * every consumer on them).
      */
     static CompletableFuture<Void> await(String logName, NameBusyException busy, ConsumerConnection joining,
-                                         long waitMs, Releases releases, ScheduledExecutorService scheduler,
-                                         Executor joinExecutor, Supplier<CompletableFuture<Void>> joinAgain) {
+                                         long deadlineNanos, long probeMs, Releases releases,
+                                         ScheduledExecutorService scheduler, Executor joinExecutor,
+                                         Supplier<CompletableFuture<Void>> joinAgain) {
+        long waitMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
         if (waitMs <= 0) {
             return CompletableFuture.failedFuture(busy);
         }
@@ -72,7 +78,7 @@ final class NameHandover {
             return CompletableFuture.supplyAsync(joinAgain, joinExecutor).thenCompose(f -> f);
         }
         if (holder.cnx != joining) {
-            holder.cnx.probeLiveness(waitMs).whenComplete((alive, e) -> {
+            holder.cnx.probeLiveness(probeMs).whenComplete((alive, e) -> {
                 if (e != null || Boolean.TRUE.equals(alive)) {
                     if (log.isDebugEnabled()) {
                         log.debug("{} Consumer name '{}' stays with its holder ({}): refused", logName,
@@ -82,7 +88,7 @@ final class NameHandover {
                 } else {
                     log.info("{} Consumer name '{}' was held by a connection that closed or did not answer a ping"
                             + " within {} ms; a new subscribe takes the name once stock code removed its consumers",
-                            logName, holder.name, waitMs);
+                            logName, holder.name, probeMs);
                 }
             });
         }

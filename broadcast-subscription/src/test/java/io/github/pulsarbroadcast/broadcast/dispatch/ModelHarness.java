@@ -252,10 +252,13 @@ final class ModelHarness implements DispatchLoop {
                 java.util.concurrent.CompletableFuture.completedFuture(true);
         /** Probes asked of this connection. */
         final java.util.concurrent.atomic.AtomicInteger probes = new java.util.concurrent.atomic.AtomicInteger();
+        /** The timeout of the last probe. */
+        volatile long lastProbeTimeoutMs = -1;
 
         @Override
         public java.util.concurrent.CompletableFuture<Boolean> probeLiveness(long timeoutMs) {
             probes.incrementAndGet();
+            lastProbeTimeoutMs = timeoutMs;
             return liveness;
         }
 

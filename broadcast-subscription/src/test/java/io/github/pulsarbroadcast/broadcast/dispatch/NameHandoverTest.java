@@ -60,7 +60,13 @@ public class NameHandoverTest {
         }
 
         CompletableFuture<Void> await(ModelHarness.Connection joining, long waitMs) {
-            return NameHandover.await("[t][s]", busy, joining, waitMs, cursors, scheduler, Runnable::run, () -> {
+            return await(joining, waitMs, waitMs);
+        }
+
+        CompletableFuture<Void> await(ModelHarness.Connection joining, long waitMs, long probeMs) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
+            return NameHandover.await("[t][s]", busy, joining, deadline, probeMs, cursors, scheduler, Runnable::run,
+                    () -> {
                 joins.incrementAndGet();
                 try {
                     attach(cursors, joining);
@@ -123,6 +129,20 @@ public class NameHandoverTest {
         held.leave();
         subscribe.get(10, TimeUnit.SECONDS);
         assertEquals(held.joins.get(), 1);
+    }
+
+    /**
+     * A subscribe that waits again (another took the name first) with a few milliseconds left probes the new holder's
+     * connection with the whole configured wait, not with what is left: a live connection whose answer takes longer
+     * than that must not be closed as dead. Regression (forty-third session, a review): probed with 5 ms here.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aSecondWaitProbesWithTheWholeWaitNotWhatIsLeft() throws Exception {
+        ModelHarness.Connection holderCnx = ModelHarness.discarding();
+        holderCnx.liveness = new CompletableFuture<>();
+        Held held = new Held(holderCnx);
+        assertRefusedAsBusy(held.await(ModelHarness.discarding(), 5, WAIT_MS));
+        assertEquals(holderCnx.lastProbeTimeoutMs, WAIT_MS, "the probe's timeout");
     }
 
     @Test(groups = "unit", timeOut = 30_000)
