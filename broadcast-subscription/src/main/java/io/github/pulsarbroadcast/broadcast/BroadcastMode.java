@@ -25,9 +25,15 @@ public final class BroadcastMode {
     private BroadcastMode() {
     }
 
-    /** Whether either property carries the key, whatever its value. */
+    /**
+     * Whether either property carries the key, whatever its value, or a key that differs from it only in case or
+     * surrounding blanks (which {@link #explain} refuses, naming the key to write: served as stock Failover it would
+     * give one consumer everything and make the subscription a stock one that broadcast clients cannot join).
+     */
     public static boolean requested(CommandSubscribe subscribe) {
-        return find(subscribe.getSubscriptionPropertiesList()) != null || find(subscribe.getMetadatasList()) != null;
+        return find(subscribe.getSubscriptionPropertiesList()) != null || find(subscribe.getMetadatasList()) != null
+                || nearMiss(subscribe.getSubscriptionPropertiesList()) != null
+                || nearMiss(subscribe.getMetadatasList()) != null;
     }
 
     /**
@@ -37,8 +43,18 @@ public final class BroadcastMode {
     public static String explain(CommandSubscribe subscribe, boolean persistentTopic) {
         String subValue = find(subscribe.getSubscriptionPropertiesList());
         String consumerValue = find(subscribe.getMetadatasList());
+        String misspelt = nearMiss(subscribe.getSubscriptionPropertiesList());
+        misspelt = misspelt != null ? misspelt : nearMiss(subscribe.getMetadatasList());
+        if (misspelt != null) {
+            return "Property '" + misspelt + "' is not " + KEY + ": write the key exactly so (lower case, no blanks)"
+                    + " to select broadcast, or leave it out";
+        }
         if (subValue == null && consumerValue == null) {
             return null;
+        }
+        String twice = givenTwice(subscribe);
+        if (twice != null) {
+            return twice;
         }
         if (subValue != null && !BROADCAST.equals(subValue)) {
             return "Subscription property " + KEY + "=" + subValue + " is not supported: the only allowed value is '"
@@ -78,6 +94,43 @@ public final class BroadcastMode {
     public static String howToJoin(String subscription) {
         return "Subscription '" + subscription + "' is a broadcast subscription: subscribe with subscription type"
                 + " Failover and the subscription property (or consumer property) " + KEY + "=" + BROADCAST;
+    }
+
+    /**
+     * A key given twice in the consumer properties or the schema's properties, which stock's subscribe cannot read
+     * (it fails on them after the plugin would have created the subscription, and the client got no answer:
+     * regression, forty-third session, found by a review); null when there is none.
+     */
+    private static String givenTwice(CommandSubscribe subscribe) {
+        String key = repeatedKey(subscribe.getMetadatasList());
+        if (key != null) {
+            return "Consumer property '" + key + "' is given twice: each key may appear once";
+        }
+        key = subscribe.hasSchema() ? repeatedKey(subscribe.getSchema().getPropertiesList()) : null;
+        return key == null ? null : "Schema property '" + key + "' is given twice: each key may appear once";
+    }
+
+    private static String repeatedKey(List<KeyValue> properties) {
+        for (int i = 1; i < properties.size(); i++) {
+            String key = properties.get(i).getKey();
+            for (int j = 0; j < i; j++) {
+                if (key.equals(properties.get(j).getKey())) {
+                    return key;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** A key that is {@link #KEY} but for case or surrounding blanks, or null. */
+    private static String nearMiss(List<KeyValue> properties) {
+        for (int i = 0; i < properties.size(); i++) {
+            String key = properties.get(i).getKey();
+            if (key.length() >= KEY.length() && !KEY.equals(key) && KEY.equalsIgnoreCase(key.trim())) {
+                return key;
+            }
+        }
+        return null;
     }
 
     private static String find(List<KeyValue> properties) {

@@ -6,6 +6,7 @@ import static org.testng.Assert.assertTrue;
 
 import org.apache.pulsar.common.api.proto.CommandSubscribe;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.SubType;
+import org.apache.pulsar.common.api.proto.Schema;
 import org.testng.annotations.Test;
 
 /** How one subscribe command is read, and the messages a client gets for bad input. */
@@ -76,5 +77,57 @@ public class BroadcastModeTest {
         assertTrue(BroadcastMode.explain(cmd, false).contains("non-persistent"));
         cmd.setDurable(false);
         assertTrue(BroadcastMode.explain(cmd, true).contains("durable"));
+    }
+
+    /**
+     * A key that is the broadcast key but for case or blanks is refused, naming it and the key to write: served as
+     * stock Failover it gave one consumer everything and made the subscription one that broadcast clients cannot join.
+     * Regression (forty-third session, a review): such a subscribe was not "requested" and went to stock silently.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aKeyMisspeltByCaseOrBlanksIsRefusedNamingTheKeyToWrite() {
+        String[] misspelt = {"Pulsar.Subscription.Mode", " pulsar.subscription.mode", "PULSAR.SUBSCRIPTION.MODE "};
+        for (String key : misspelt) {
+            CommandSubscribe bySubscription = subscribe(SubType.Failover);
+            bySubscription.addSubscriptionProperty().setKey(key).setValue("broadcast");
+            CommandSubscribe byConsumer = subscribe(SubType.Shared);
+            byConsumer.addMetadata().setKey(key).setValue("anything");
+            for (CommandSubscribe cmd : new CommandSubscribe[] {bySubscription, byConsumer}) {
+                assertTrue(BroadcastMode.requested(cmd), key);
+                String why = BroadcastMode.explain(cmd, true);
+                assertTrue(why != null && why.contains("'" + key + "'") && why.contains(BroadcastMode.KEY), why);
+            }
+        }
+        CommandSubscribe other = subscribe(SubType.Failover);
+        other.addMetadata().setKey("pulsar.subscription.modes").setValue("x");
+        other.addSubscriptionProperty().setKey("mode").setValue("broadcast");
+        assertFalse(BroadcastMode.requested(other), "other keys stay stock");
+    }
+
+    /**
+     * A consumer or schema property given twice is refused, named: stock's subscribe cannot read such a command (it
+     * throws after the plugin had created the subscription, and the client got no answer). Regression (forty-third
+     * session, a review).
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aPropertyGivenTwiceIsRefusedNamingIt() {
+        CommandSubscribe metadata = subscribe(SubType.Failover);
+        metadata.addMetadata().setKey(BroadcastMode.KEY).setValue("broadcast");
+        metadata.addMetadata().setKey("zone").setValue("1");
+        metadata.addMetadata().setKey("zone").setValue("2");
+        String why = BroadcastMode.explain(metadata, true);
+        assertTrue(why != null && why.contains("Consumer property 'zone' is given twice"), why);
+        CommandSubscribe schema = subscribe(SubType.Failover);
+        schema.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("broadcast");
+        schema.setSchema().setName("s").setSchemaData(new byte[0]).setType(Schema.Type.String);
+        schema.getSchema().addProperty().setKey("k").setValue("1");
+        schema.getSchema().addProperty().setKey("k").setValue("1");
+        why = BroadcastMode.explain(schema, true);
+        assertTrue(why != null && why.contains("Schema property 'k' is given twice"), why);
+        CommandSubscribe subscriptionProperties = subscribe(SubType.Failover);
+        subscriptionProperties.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("broadcast");
+        subscriptionProperties.addSubscriptionProperty().setKey("p").setValue("1");
+        subscriptionProperties.addSubscriptionProperty().setKey("p").setValue("2");
+        assertNull(BroadcastMode.explain(subscriptionProperties, true), "stock reads these (the first one counts)");
     }
 }

@@ -112,6 +112,50 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
         assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
     }
 
+    /**
+     * A consumer property given twice: stock's subscribe cannot read the command (it throws), so the plugin refuses it,
+     * naming the key, before anything is created. Regression (forty-third session, found by a review): the broadcast
+     * subscription was created, stock's exception was only logged, and the client never got an answer.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aConsumerPropertyGivenTwiceIsRefusedNamingItBeforeAnythingIsCreated() throws Exception {
+        String topic = newTopic("twice");
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        BaseCommand cmd = new BaseCommand().setType(BaseCommand.Type.SUBSCRIBE);
+        cmd.setSubscribe().setTopic(topic).setSubscription("fleet").setSubType(SubType.Failover).setConsumerId(1)
+                .setRequestId(1).setConsumerName("car");
+        cmd.getSubscribe().addMetadata().setKey(BroadcastMode.KEY).setValue(BroadcastMode.BROADCAST);
+        cmd.getSubscribe().addMetadata().setKey("zone").setValue("1");
+        cmd.getSubscribe().addMetadata().setKey("zone").setValue("2");
+        try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {
+            c.send(Commands.serializeWithSize(cmd));
+            BaseCommand answer = c.next();
+            assertEquals(answer.getType(), BaseCommand.Type.ERROR);
+            assertEquals(answer.getError().getError(), ServerError.NotAllowedError);
+            String message = answer.getError().getMessage();
+            assertTrue(message.contains("'zone' is given twice"), message);
+        }
+        assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+    }
+
+    /**
+     * The broadcast key misspelt by case: refused, naming the key to write, and nothing is created. Regression
+     * (forty-third session, a review): it went to stock, which made a stock Failover subscription that gave this one
+     * consumer everything and refused every broadcast client after it.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void theKeyMisspeltByCaseIsRefusedNamingTheKeyToWrite() throws Exception {
+        String topic = newTopic("misspelt");
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        PulsarClientException refused = expectThrows(PulsarClientException.NotAllowedException.class,
+                () -> client.newConsumer(Schema.STRING).topic(topic).subscriptionName("fleet")
+                        .subscriptionType(SubscriptionType.Failover)
+                        .subscriptionProperties(Map.of("Pulsar.Subscription.Mode", "broadcast")).subscribe());
+        assertTrue(refused.getMessage().contains("'Pulsar.Subscription.Mode' is not " + BroadcastMode.KEY),
+                refused.getMessage());
+        assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+    }
+
     private void assertMetadataOverTheLimitIsRefused(String topic) throws Exception {
         Map<String, String> broadcast = Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST, "big", "x".repeat(2000));
         try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {

@@ -15,9 +15,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import org.apache.pulsar.broker.PulsarService;
-import org.apache.pulsar.broker.authentication.AuthenticationDataSubscription;
-import org.apache.pulsar.broker.authentication.AuthenticationDataSource;
-import org.apache.pulsar.broker.service.BrokerService;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.ServerCnx;
 import org.apache.pulsar.broker.service.Topic;
@@ -33,7 +30,6 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.apache.pulsar.common.api.proto.ProtocolVersion;
 import org.apache.pulsar.common.api.proto.ServerError;
 import org.apache.pulsar.common.naming.TopicName;
-import org.apache.pulsar.common.policies.data.TopicOperation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -196,12 +192,18 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     /**
      * Runs {@code then} on the event loop, unless the client closed the consumer while its subscribe was held: then
-     * the subscribe is dropped, as stock drops a consumer whose creation a close overtook.
+     * the subscribe is dropped, as stock drops a consumer whose creation a close overtook. What {@code then} throws
+     * (stock's subscribe can throw on a command it cannot read) goes down the pipeline as it would from stock's
+     * decoding, which closes the connection; left to the event loop, it was only logged and the client never answered.
      */
     private void resume(CommandSubscribe copy, Object hold, Runnable then) {
         ctx().executor().execute(() -> {
             if (held.release(copy.getConsumerId(), hold)) {
-                then.run();
+                try {
+                    then.run();
+                } catch (RuntimeException e) {
+                    ctx().fireExceptionCaught(e);
+                }
             } else {
                 log.info("[{}][{}] Consumer {} (id {}) was closed by the client before its subscribe completed:"
                         + " not created", copy.getTopic(), copy.getSubscription(), copy.getConsumerName(),
@@ -241,21 +243,8 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     /** Authorizes a CONSUME on the topic exactly as the stock subscribe path does (proxy roles included). */
     private CompletableFuture<Boolean> authorizeConsume(TopicName topicName, String subscription) {
-        BrokerService brokerService = getBrokerService();
-        if (!brokerService.isAuthorizationEnabled()) {
-            return CompletableFuture.completedFuture(true);
-        }
-        AuthenticationDataSource authData = new AuthenticationDataSubscription(getAuthenticationData(), subscription);
-        CompletableFuture<Boolean> proxyAllowed = CompletableFuture.completedFuture(true);
-        if (getOriginalPrincipal() != null) {
-            AuthenticationDataSource original = getOriginalAuthData() != null
-                    ? new AuthenticationDataSubscription(getOriginalAuthData(), subscription) : authData;
-            proxyAllowed = brokerService.getAuthorizationService().allowTopicOperationAsync(topicName,
-                    TopicOperation.CONSUME, getOriginalPrincipal(), original);
-        }
-        CompletableFuture<Boolean> allowed = brokerService.getAuthorizationService().allowTopicOperationAsync(
-                topicName, TopicOperation.CONSUME, getAuthRole(), authData);
-        return proxyAllowed.thenCombine(allowed, (a, b) -> a && b);
+        return ConsumeAuthorization.check(getBrokerService(), topicName, subscription, getAuthRole(),
+                getAuthenticationData(), getOriginalPrincipal(), getOriginalAuthData());
     }
 
     /**
