@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.client;
 
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.pulsar.client.api.ConsumerBuilder;
 import org.apache.pulsar.client.api.SubscriptionType;
@@ -29,10 +30,31 @@ public final class Broadcast {
     private Broadcast() {
     }
 
-    /** Sets the type and both properties on {@code builder} and returns it. */
+    /**
+     * Sets the type and both properties on {@code builder} and returns it. Stock's
+     * {@link ConsumerBuilder#subscriptionProperties} replaces every subscription property set before it: to give the
+     * subscription properties of your own, pass them to {@link #configure(ConsumerBuilder, Map)} instead.
+     */
     public static <T> ConsumerBuilder<T> configure(ConsumerBuilder<T> builder) {
+        return configure(builder, Map.of());
+    }
+
+    /**
+     * As {@link #configure(ConsumerBuilder)}, with {@code subscriptionProperties} besides the key (stored with the
+     * subscription when it is created, as stock stores them).
+     *
+     * @throws IllegalArgumentException when {@code subscriptionProperties} give the key another value
+     */
+    public static <T> ConsumerBuilder<T> configure(ConsumerBuilder<T> builder,
+                                                   Map<String, String> subscriptionProperties) {
+        Map<String, String> all = new HashMap<>(subscriptionProperties);
+        String given = all.put(KEY, VALUE);
+        if (given != null && !VALUE.equals(given)) {
+            throw new IllegalArgumentException("Subscription property " + KEY + "=" + given
+                    + " is not allowed: the only allowed value is '" + VALUE + "'");
+        }
         return builder.subscriptionType(SubscriptionType.Failover)
-                .subscriptionProperties(Map.of(KEY, VALUE))
+                .subscriptionProperties(all)
                 .property(KEY, VALUE);
     }
 }

@@ -68,7 +68,8 @@ final class SubscribePreparation {
                     return CompletableFuture.completedFuture(null);
                 }
                 Map<String, String> properties = new HashMap<>();
-                copy.getSubscriptionPropertiesList().forEach(kv -> properties.put(kv.getKey(), kv.getValue()));
+                // A key given twice: the first counts, as in stock's SubscriptionOption.getPropertiesMap.
+                copy.getSubscriptionPropertiesList().forEach(kv -> properties.putIfAbsent(kv.getKey(), kv.getValue()));
                 return installer.install(persistent, copy.getSubscription(), copy.getInitialPosition(), properties,
                         allowCreate);
             });
