@@ -271,7 +271,7 @@ effective() {
 conf_install() {
   split_block
   local line k v idx current updated item
-  local -a block=("" "$BEGIN_LINE" "# Every key, its default and its meaning: docs/install.md of pulsar-broadcast $VERSION.")
+  local -a block=("" "$BEGIN_LINE" "# Every key, its default and its meaning: docs/configuration.md of pulsar-broadcast $VERSION.")
   local header=true
   for line in "${TEMPLATE[@]}"; do
     # The template's first paragraph is about the file itself: not copied.

@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.bench;
 
 import io.github.pulsarbroadcast.bench.core.Mode;
+import io.github.pulsarbroadcast.standalone.BuildVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Spec;
  *
  * <p>Threading: picocli fills the fields and calls {@link #call} on the main thread, which runs the whole benchmark.
  */
-@Command(name = "pulsar-broadcast bench", mixinStandardHelpOptions = true, version = "pulsar-broadcast bench 2.10.5.0",
+@Command(name = "pulsar-broadcast bench", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         sortOptions = false, usageHelpWidth = 110,
         subcommands = io.github.pulsarbroadcast.bench.metrics.DashboardCommand.class,
         description = {"One producer, one topic, N consumers: connect times, end-to-end latency, delivery, and the"

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  *
  * <p>Threading: runs on the main thread.
  */
-@Command(name = "pulsar-broadcast", mixinStandardHelpOptions = true, version = "pulsar-broadcast 2.10.5.0",
+@Command(name = "pulsar-broadcast", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         subcommands = {StandaloneCommand.class, ConsumersCommand.class, CommandLine.HelpCommand.class},
         description = "Broadcast subscriptions for Apache Pulsar 2.10: run an embedded broker with the plugin, list a"
                 + " broadcast subscription's consumers.")

@@ -43,7 +43,7 @@ public final class ConsumersCommand implements Callable<Integer> {
     String order;
 
     @Option(names = "--state", description = "Only consumers in these states, comma-separated: IDLE, WAITING, PENDING,"
-            + " CATCHING_UP (default: all).")
+            + " CATCHING_UP, REMOVED (default: all).")
     String state;
 
     @Option(names = "--offset", defaultValue = "0", description = "Skip this many consumers of the sorted list"
