@@ -222,6 +222,9 @@ public final class SubscriptionInstaller {
                                         : start.restored != null ? "existing cursor, saved positions" : "new");
                         return CompletableFuture.completedFuture(null);
                     }
+                    // Discarded before it served anyone: its close must not save (what it loaded is still there,
+                    // for whichever installation serves the name; a save could overwrite that one's newer saves).
+                    ours.broadcastDispatcher().abandonPositions();
                     ours.broadcastDispatcher().close();
                 }
             }

@@ -28,8 +28,6 @@ final class ModelPositionStore implements PositionStore {
     JoinFloor joinFloor;
     /** Thrown by the next save instead of saving (a failure in the capture), then cleared. */
     Error failNextSave;
-    /** The next save's future fails with this (the metadata store did not answer), then cleared. */
-    RuntimeException failNextSaveLater;
     /** The next load fails (the metadata store did not answer), then cleared. */
     boolean failNextLoad;
     /** When the last save was made (the wall clock's milliseconds). */
@@ -87,11 +85,6 @@ final class ModelPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Void> save(List<SavedPosition> positions, JoinFloor floor, boolean onClose) {
-        if (failNextSaveLater != null) {
-            RuntimeException e = failNextSaveLater;
-            failNextSaveLater = null;
-            return CompletableFuture.failedFuture(e);
-        }
         if (failNextSave != null) {
             Error e = failNextSave;
             failNextSave = null;
