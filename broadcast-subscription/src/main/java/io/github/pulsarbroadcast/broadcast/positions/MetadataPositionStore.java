@@ -1,6 +1,5 @@
 package io.github.pulsarbroadcast.broadcast.positions;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -25,10 +24,12 @@ import org.slf4j.LoggerFactory;
  * head does not use, with the length and CRC32 of the whole, so a crash between the chunks and the head leaves the
  * previous snapshot intact. Every head write is conditional on the version this store last saw: {@link #load} and
  * {@link #discard} write the head once with this store's own writer id, so a broker that lost the topic (paused past
- * its session, say) fails its next write and stops ({@link #isFenced}). A stale writer can at worst overwrite chunks of
- * the current snapshot, which its CRC then rejects: the subscription falls back to its recovery window at the
- * mark-delete position (duplicates for consumers back within it; one away for longer loses its saved position: chunk
- * nodes named after their writer would prevent it, not done). A store whose discard failed before that write takes
+ * its session, say) fails its next write and stops ({@link #isFenced}). A chunked save reads the head before it writes
+ * its chunks, so a stale writer finds the new owner's head and stops before it touches the chunks that head points to;
+ * one paused again between that read and its chunk writes could still overwrite them, which the CRC then rejects: the
+ * subscription falls back to its recovery window at the mark-delete position (duplicates for consumers back within
+ * it; one away for longer loses its saved position; chunk nodes named after their writer would close that too, at the
+ * cost of a new snapshot format). A store whose discard failed before that write takes
  * the head over before its first save while this broker owns the topic, and otherwise stands down (after a failed load
  * the installation is refused, and its retry loads with a new store). A head taken over no longer says its snapshot
  * was saved on close. A head created before the subscription's managed cursor node belongs to an earlier
@@ -129,7 +130,7 @@ public final class MetadataPositionStore implements PositionStore {
                         + " earlier subscription's of this name (deleted since), not this one's; discarded", name);
                 return discard().thenApply(v -> new Loaded(null, null, 0, false));
             }
-            return read(head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
+            return SnapshotReads.read(store, chunkReads, path, head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
         }));
     }
 
@@ -199,51 +200,6 @@ public final class MetadataPositionStore implements PositionStore {
                 slot = headSlot;
             }
         });
-    }
-
-    private CompletableFuture<Loaded> read(GetResult head) {
-        PositionHead.Fields h = PositionHead.parse(head.getValue());
-        if (h == null) {
-            return CompletableFuture.completedFuture(new Loaded(null, "head node is not in format 1", 0, false));
-        }
-        if (h.chunks == 0) {
-            return CompletableFuture.completedFuture(decode(h.inline, h.savedAt));
-        }
-        String implausible = h.implausible();
-        if (implausible != null) {
-            // A damaged head (it has no checksum of its own) must not start millions of reads or a huge allocation.
-            return CompletableFuture.completedFuture(new Loaded(null, implausible, 0, false));
-        }
-        int length = h.length;
-        // One at a time (ChunkReads), heads too: read together, they come back as one response above ZooKeeper's limit.
-        List<CompletableFuture<Optional<GetResult>>> reads = new ArrayList<>();
-        for (int i = 0; i < h.chunks; i++) {
-            String chunkPath = chunkPath(h.slot, i);
-            reads.add(chunkReads.read(() -> store.get(chunkPath)));
-        }
-        return CompletableFuture.allOf(reads.toArray(new CompletableFuture[0])).thenApply(v -> {
-            ByteBuffer all = ByteBuffer.allocate(length);
-            for (CompletableFuture<Optional<GetResult>> r : reads) {
-                Optional<GetResult> chunk = r.join();
-                if (chunk.isEmpty() || chunk.get().getValue().length > all.remaining()) {
-                    return new Loaded(null, "chunk missing or longer than the head says", 0, false);
-                }
-                all.put(chunk.get().getValue());
-            }
-            if (all.hasRemaining() || PositionHead.crc(all.array()) != h.crc) {
-                return new Loaded(null, "chunks do not match the head (length or CRC)", 0, false);
-            }
-            return decode(all.array(), h.savedAt);
-        });
-    }
-
-    private static Loaded decode(byte[] bytes, long savedAt) {
-        try {
-            SnapshotCodec.Snapshot snapshot = SnapshotCodec.decodeSnapshot(bytes);
-            return new Loaded(snapshot.positions, snapshot.joinFloor, null, Math.abs(savedAt), savedAt < 0);
-        } catch (SnapshotCodec.CorruptSnapshotException e) {
-            return new Loaded(null, e.getMessage(), 0, false);
-        }
     }
 
     @Override
@@ -325,6 +281,17 @@ public final class MetadataPositionStore implements PositionStore {
     }
 
     private CompletableFuture<Void> write(byte[] snapshot, long savedAt) {
+        return write(snapshot, savedAt, false);
+    }
+
+    /**
+     * One save. A chunked one first reads the head ({@code headRead} then true): chunks are written unconditionally,
+     * so a writer that lost the topic (a broker paused past its session) would otherwise write its chunks into the
+     * slot the new owner's head points to before its own head write failed, and the new owner's snapshot would no
+     * longer load (regression, forty-third session). Reading first, such a writer finds the other head and stops; what
+     * is left is a writer paused again between that read and its chunk writes.
+     */
+    private CompletableFuture<Void> write(byte[] snapshot, long savedAt, boolean headRead) {
         long expected;
         int nextSlot;
         synchronized (this) {
@@ -332,10 +299,10 @@ public final class MetadataPositionStore implements PositionStore {
                 return CompletableFuture.completedFuture(null);
             }
             if (version < 0) { // not taken over yet
-                return takeOverNow().thenCompose(v -> write(snapshot, savedAt));
+                return takeOverNow().thenCompose(v -> write(snapshot, savedAt, true));
             }
-            if (headUnknown) {
-                return refreshHead().thenCompose(v -> write(snapshot, savedAt));
+            if (headUnknown || (!headRead && snapshot.length > chunkBytes)) {
+                return refreshHead().thenCompose(v -> write(snapshot, savedAt, true));
             }
             expected = version;
             nextSlot = 1 - slot;
@@ -348,7 +315,7 @@ public final class MetadataPositionStore implements PositionStore {
         int chunks = 0;
         for (int off = 0; off < snapshot.length; off += chunkBytes, chunks++) {
             byte[] chunk = java.util.Arrays.copyOfRange(snapshot, off, Math.min(snapshot.length, off + chunkBytes));
-            puts.add(store.put(chunkPath(nextSlot, chunks), chunk, Optional.empty()));
+            puts.add(store.put(PositionNodes.chunk(path, nextSlot, chunks), chunk, Optional.empty()));
         }
         byte[] head = PositionHead.encode(writerId, nextSlot, chunks, snapshot.length, PositionHead.crc(snapshot),
                 savedAt, new byte[0]);
@@ -400,9 +367,6 @@ public final class MetadataPositionStore implements PositionStore {
         });
     }
 
-    private String chunkPath(int chunkSlot, int index) {
-        return path + "/" + chunkSlot + "-" + index;
-    }
 
     @Override
     public String toString() {

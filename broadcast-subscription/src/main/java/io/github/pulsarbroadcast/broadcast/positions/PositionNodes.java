@@ -43,6 +43,11 @@ public final class PositionNodes {
         return parts.length == 5 && "persistent".equals(parts[2]) ? ROOT + "/" + rest : null;
     }
 
+    /** Chunk {@code index} of slot {@code slot} under the head node {@code head}. */
+    static String chunk(String head, int slot, int index) {
+        return head + "/" + slot + "-" + index;
+    }
+
     /**
      * Whether a head was created before the cursor node was: the head of an earlier subscription of the same name
      * (this one's head is created after its cursor, when the subscription first loads). Creation times are the

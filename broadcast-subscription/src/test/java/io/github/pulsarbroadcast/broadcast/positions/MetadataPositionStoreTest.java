@@ -80,6 +80,31 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
     }
 
     /**
+     * A broker that lost the topic (paused past its session) and saves again does not write its chunks into the slot
+     * the new owner's head points to: the new owner's snapshot stays readable. Regression (forty-third session, left
+     * by the forty-second): the stale writer's chunks replaced the live ones, and the next load found "chunks do not
+     * match the head" and fell back to the recovery window (consumers away longer lost their positions).
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aStaleWriterDoesNotWriteItsChunksIntoTheNewOwnersSlot() throws Exception {
+        MetadataPositionStore stale = store(metadata, 100);
+        stale.load().get();
+        stale.save(positions(50, 1), null, false).get(); // the stale writer's head points to one slot
+        MetadataPositionStore owner = store(metadata, 100);
+        owner.load().get();
+        owner.save(positions(50, 2), null, false).get(); // the owner's head points to the other one
+        try {
+            stale.save(positions(50, 9), null, false).get(); // into the slot it thinks is free: the owner's
+        } catch (Exception expected) {
+            // fenced
+        }
+        PositionStore.Loaded loaded = store(metadata, 100).load().get();
+        assertTrue(loaded.found(), "the owner's snapshot is readable: " + loaded);
+        assertEquals(loaded.positions.get(0).ackedEntry(), 2);
+        assertTrue(stale.isFenced());
+    }
+
+    /**
      * Regression (twenty-sixth session's review): a broker that took over a head saved on close left the mark in it,
      * so a broker loading after that one crashed (before its first save) opened no recovery window, and a consumer
      * that had joined the crashed broker resumed at the tail: loss.
