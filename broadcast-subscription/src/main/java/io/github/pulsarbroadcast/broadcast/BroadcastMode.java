@@ -1,7 +1,9 @@
 package io.github.pulsarbroadcast.broadcast;
 
 import io.github.pulsarbroadcast.broadcast.client.Broadcast;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.pulsar.common.api.proto.CommandSubscribe;
 import org.apache.pulsar.common.api.proto.KeyValue;
 
@@ -26,9 +28,10 @@ public final class BroadcastMode {
     }
 
     /**
-     * Whether either property carries the key, whatever its value, or a key that differs from it only in case or
-     * surrounding blanks (which {@link #explain} refuses, naming the key to write: served as stock Failover it would
-     * give one consumer everything and make the subscription a stock one that broadcast clients cannot join).
+     * Whether either property carries the key, whatever its value, or, with the value {@value #BROADCAST}, a key that
+     * differs from it only in case or surrounding blanks (which {@link #explain} refuses, naming the key to write:
+     * served as stock Failover it would give one consumer everything and make the subscription a stock one that
+     * broadcast clients cannot join).
      */
     public static boolean requested(CommandSubscribe subscribe) {
         return find(subscribe.getSubscriptionPropertiesList()) != null || find(subscribe.getMetadatasList()) != null
@@ -110,23 +113,36 @@ public final class BroadcastMode {
         return key == null ? null : "Schema property '" + key + "' is given twice: each key may appear once";
     }
 
+    /**
+     * The first key given twice, or null; linear (a set), as stock's reading of the lists is: this runs before
+     * authorization and schema properties have no size limit but the frame's (regression, forty-third session's
+     * review: a nested loop let one command with 200,000 keys hold an event loop for minutes).
+     */
     private static String repeatedKey(List<KeyValue> properties) {
-        for (int i = 1; i < properties.size(); i++) {
+        if (properties.size() < 2) {
+            return null;
+        }
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < properties.size(); i++) {
             String key = properties.get(i).getKey();
-            for (int j = 0; j < i; j++) {
-                if (key.equals(properties.get(j).getKey())) {
-                    return key;
-                }
+            if (!seen.add(key)) {
+                return key;
             }
         }
         return null;
     }
 
-    /** A key that is {@link #KEY} but for case or surrounding blanks, or null. */
+    /**
+     * A key that is {@link #KEY} but for case or surrounding blanks, with the value {@value #BROADCAST} (any case,
+     * blanks around it): a request for broadcast with the key mistyped. Null otherwise: such a key with another value
+     * is a stock property like any other.
+     */
     private static String nearMiss(List<KeyValue> properties) {
         for (int i = 0; i < properties.size(); i++) {
-            String key = properties.get(i).getKey();
-            if (key.length() >= KEY.length() && !KEY.equals(key) && KEY.equalsIgnoreCase(key.trim())) {
+            KeyValue kv = properties.get(i);
+            String key = kv.getKey();
+            if (key.length() >= KEY.length() && !KEY.equals(key) && KEY.equalsIgnoreCase(key.trim())
+                    && BROADCAST.equalsIgnoreCase(kv.getValue().trim())) {
                 return key;
             }
         }

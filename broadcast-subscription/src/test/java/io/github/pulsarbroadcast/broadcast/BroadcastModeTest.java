@@ -91,7 +91,7 @@ public class BroadcastModeTest {
             CommandSubscribe bySubscription = subscribe(SubType.Failover);
             bySubscription.addSubscriptionProperty().setKey(key).setValue("broadcast");
             CommandSubscribe byConsumer = subscribe(SubType.Shared);
-            byConsumer.addMetadata().setKey(key).setValue("anything");
+            byConsumer.addMetadata().setKey(key).setValue(" Broadcast");
             for (CommandSubscribe cmd : new CommandSubscribe[] {bySubscription, byConsumer}) {
                 assertTrue(BroadcastMode.requested(cmd), key);
                 String why = BroadcastMode.explain(cmd, true);
@@ -101,7 +101,8 @@ public class BroadcastModeTest {
         CommandSubscribe other = subscribe(SubType.Failover);
         other.addMetadata().setKey("pulsar.subscription.modes").setValue("x");
         other.addSubscriptionProperty().setKey("mode").setValue("broadcast");
-        assertFalse(BroadcastMode.requested(other), "other keys stay stock");
+        other.addSubscriptionProperty().setKey("Pulsar.Subscription.Mode").setValue("exclusive");
+        assertFalse(BroadcastMode.requested(other), "other keys, and the mistyped key with another value, stay stock");
     }
 
     /**
@@ -129,5 +130,22 @@ public class BroadcastModeTest {
         subscriptionProperties.addSubscriptionProperty().setKey("p").setValue("1");
         subscriptionProperties.addSubscriptionProperty().setKey("p").setValue("2");
         assertNull(BroadcastMode.explain(subscriptionProperties, true), "stock reads these (the first one counts)");
+    }
+
+    /**
+     * The check for keys given twice is linear: it runs on the event loop before authorization, and schema properties
+     * are bounded only by the frame size. Regression (forty-third session's review): a nested loop took minutes on
+     * 200,000 keys (this test's time-out).
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void manyDistinctPropertiesAreCheckedInLinearTime() {
+        CommandSubscribe cmd = subscribe(SubType.Failover);
+        cmd.addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue("broadcast");
+        cmd.setSchema().setName("s").setSchemaData(new byte[0]).setType(Schema.Type.String);
+        for (int i = 0; i < 200_000; i++) {
+            cmd.getSchema().addProperty().setKey("k" + i).setValue("");
+            cmd.addMetadata().setKey("m" + i).setValue("");
+        }
+        assertNull(BroadcastMode.explain(cmd, true));
     }
 }

@@ -121,9 +121,7 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
     public void aConsumerPropertyGivenTwiceIsRefusedNamingItBeforeAnythingIsCreated() throws Exception {
         String topic = newTopic("twice");
         cluster.admin().topics().createNonPartitionedTopic(topic);
-        BaseCommand cmd = new BaseCommand().setType(BaseCommand.Type.SUBSCRIBE);
-        cmd.setSubscribe().setTopic(topic).setSubscription("fleet").setSubType(SubType.Failover).setConsumerId(1)
-                .setRequestId(1).setConsumerName("car");
+        BaseCommand cmd = subscribeCommand(topic, "fleet");
         cmd.getSubscribe().addMetadata().setKey(BroadcastMode.KEY).setValue(BroadcastMode.BROADCAST);
         cmd.getSubscribe().addMetadata().setKey("zone").setValue("1");
         cmd.getSubscribe().addMetadata().setKey("zone").setValue("2");
@@ -136,6 +134,54 @@ public class BroadcastStockChecksTest extends BroadcastTestBase {
             assertTrue(message.contains("'zone' is given twice"), message);
         }
         assertEquals(cluster.admin().topics().getSubscriptions(topic), List.of(), "no subscription created");
+    }
+
+    /**
+     * A stock subscribe (no broadcast key) that stock's subscribe cannot read (a consumer property given twice), to a
+     * topic not loaded here, which the plugin holds while it checks the stored subscription: stock's answer, the
+     * connection closed, as without the plugin. Regression (forty-third session, a review): the exception stock's
+     * subscribe threw in the held continuation reached only the pipeline's tail, and the client got no answer.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void anUnreadableStockSubscribeHeldForATopicLoadClosesTheConnectionAsStockDoes() throws Exception {
+        String topic = newTopic("unreadable-stock");
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        cluster.admin().topics().unload(topic);
+        BaseCommand cmd = subscribeCommand(topic, "stock");
+        cmd.getSubscribe().addMetadata().setKey("zone").setValue("1");
+        cmd.getSubscribe().addMetadata().setKey("zone").setValue("2");
+        try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {
+            c.send(Commands.serializeWithSize(cmd));
+            assertTrue(c.closedWithoutAnswer(), "the connection is closed, as stock closes it");
+        }
+    }
+
+    /**
+     * A subscription property given twice: the first counts, as stock reads them (its SubscriptionOption), also for
+     * what is stored with a broadcast subscription the plugin creates. Before the forty-third session the plugin kept
+     * the last one.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aSubscriptionPropertyGivenTwiceIsStoredWithItsFirstValue() throws Exception {
+        String topic = newTopic("first-wins");
+        cluster.admin().topics().createNonPartitionedTopic(topic);
+        BaseCommand cmd = subscribeCommand(topic, "fleet");
+        cmd.getSubscribe().addSubscriptionProperty().setKey(BroadcastMode.KEY).setValue(BroadcastMode.BROADCAST);
+        cmd.getSubscribe().addSubscriptionProperty().setKey("area").setValue("42");
+        cmd.getSubscribe().addSubscriptionProperty().setKey("area").setValue("7");
+        try (RawProtocolConnection c = RawProtocolConnection.connected(cluster.serviceUrl())) {
+            c.send(Commands.serializeWithSize(cmd));
+            assertEquals(c.next().getType(), BaseCommand.Type.SUCCESS);
+            assertEquals(brokerSubscription(topic, "fleet").getSubscriptionProperties().get("area"), "42");
+        }
+    }
+
+    /** A SUBSCRIBE of consumer "car" (id 1, request 1), Failover, without properties. */
+    private static BaseCommand subscribeCommand(String topic, String subscription) {
+        BaseCommand cmd = new BaseCommand().setType(BaseCommand.Type.SUBSCRIBE);
+        cmd.setSubscribe().setTopic(topic).setSubscription(subscription).setSubType(SubType.Failover)
+                .setConsumerId(1).setRequestId(1).setConsumerName("car");
+        return cmd;
     }
 
     /**

@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
  * <p>Threading: {@link #call} runs on the main thread and then waits; the JVM's shutdown-hook thread closes the
  * cluster ({@link StopHook}, bounded). {@link #stopped} is the hand-over between them.
  */
-@Command(name = "standalone", mixinStandardHelpOptions = true,
+@Command(name = "standalone", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = {"Start ZooKeeper, one bookie and one Pulsar 2.10.5 broker with the broadcast plugin in one JVM.",
                 "Creates tenant 'public' and namespace 'public/default'. Stop with Ctrl-C."})
 public final class StandaloneCommand implements Callable<Integer> {

@@ -26,10 +26,12 @@ public class BuildVersionTest {
                 .matcher(Files.readString(Path.of("pom.xml")));
         assertTrue(pom.find(), "the module's pom names its parent's version");
         assertEquals(version, pom.group(1), "the project version");
-        StringWriter out = new StringWriter();
-        CommandLine cli = new CommandLine(new Main());
-        cli.setOut(new PrintWriter(out));
-        assertEquals(cli.execute("--version"), 0);
-        assertEquals(out.toString().trim(), "pulsar-broadcast " + version);
+        for (String[] args : new String[][] {{"--version"}, {"standalone", "--version"}, {"consumers", "--version"}}) {
+            StringWriter out = new StringWriter();
+            CommandLine cli = new CommandLine(new Main());
+            cli.setOut(new PrintWriter(out));
+            assertEquals(cli.execute(args), 0);
+            assertEquals(out.toString().trim(), "pulsar-broadcast " + version, String.join(" ", args));
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench.metrics;
 
+import io.github.pulsarbroadcast.standalone.BuildVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Parameters;
  *
  * <p>Threading: picocli calls {@link #call} on the main thread.
  */
-@Command(name = "dashboard", mixinStandardHelpOptions = true, usageHelpWidth = 110,
+@Command(name = "dashboard", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
+        usageHelpWidth = 110,
         description = {"Render the broker-metrics dashboard PNG again from saved series files (metrics/*.json of a"
                 + " benchmark's results folder; a folder means every series file in it or in its metrics/ folder)."
                 + " Grafana is not needed: the panels mirror docker/grafana/pulsar-broadcast.json.", ""})

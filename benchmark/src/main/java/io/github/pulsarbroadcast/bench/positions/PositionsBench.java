@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.bench.positions;
 
+import io.github.pulsarbroadcast.standalone.BuildVersion;
 import io.github.pulsarbroadcast.broadcast.cursor.CursorRules;
 import io.github.pulsarbroadcast.broadcast.cursor.VirtualCursor;
 import io.github.pulsarbroadcast.broadcast.positions.MetadataPositionStore;
@@ -30,6 +31,7 @@ import picocli.CommandLine.Option;
  * <p>Threading: single-threaded (the metadata store's own threads answer).
  */
 @Command(name = "pulsar-broadcast bench-positions", mixinStandardHelpOptions = true,
+        versionProvider = BuildVersion.class,
         description = "Cost of saving and restoring broadcast consumer positions.")
 public final class PositionsBench implements Callable<Integer> {
 

@@ -193,8 +193,8 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     /**
      * Runs {@code then} on the event loop, unless the client closed the consumer while its subscribe was held: then
      * the subscribe is dropped, as stock drops a consumer whose creation a close overtook. What {@code then} throws
-     * (stock's subscribe can throw on a command it cannot read) goes down the pipeline as it would from stock's
-     * decoding, which closes the connection; left to the event loop, it was only logged and the client never answered.
+     * (stock's subscribe can throw on a command it cannot read) is handled as stock handles one from its decoding,
+     * which closes the connection; left to the event loop, it was only logged and the client never answered.
      */
     private void resume(CommandSubscribe copy, Object hold, Runnable then) {
         ctx().executor().execute(() -> {
@@ -202,7 +202,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
                 try {
                     then.run();
                 } catch (RuntimeException e) {
-                    ctx().fireExceptionCaught(e);
+                    exceptionCaughtHere(e);
                 }
             } else {
                 log.info("[{}][{}] Consumer {} (id {}) was closed by the client before its subscribe completed:"
@@ -210,6 +210,20 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
                         copy.getConsumerId());
             }
         });
+    }
+
+    /**
+     * What this handler does with an exception from its own decoding (stock's {@code exceptionCaught}: log, close the
+     * connection). Called directly: {@code ctx().fireExceptionCaught} would pass it to the handler after this one, the
+     * pipeline's tail, which only logs it (regression, forty-third session's review of the first version).
+     */
+    private void exceptionCaughtHere(Throwable e) {
+        try {
+            exceptionCaught(ctx(), e);
+        } catch (Exception closing) {
+            log.warn("[{}] Closing the connection after an exception failed", getRemoteAddress(), closing);
+            ctx().close();
+        }
     }
 
     /** The failure a future completed with, out of its {@link CompletionException}. */

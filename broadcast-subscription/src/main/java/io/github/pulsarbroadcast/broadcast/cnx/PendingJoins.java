@@ -38,7 +38,9 @@ final class PendingJoins {
     void put(long consumerId, InitialPosition position) {
         joins.put(consumerId, position);
         if (joins.size() >= purgeAt) {
-            joins.keySet().removeIf(id -> !inFlight.test(id));
+            // Not the one just put: stock registers its id only after this (regression, forty-third session's review
+            // of the purge: that join was dropped and its consumer refused as a plain one).
+            joins.keySet().removeIf(id -> id != consumerId && !inFlight.test(id));
             purgeAt = Math.max(MIN_PURGE_AT, 2 * joins.size());
         }
     }

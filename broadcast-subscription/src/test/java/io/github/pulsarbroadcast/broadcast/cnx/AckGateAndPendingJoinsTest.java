@@ -132,4 +132,22 @@ public class AckGateAndPendingJoinsTest {
             assertEquals(joins.take(id), InitialPosition.Latest, "every join stock holds stays: " + id);
         }
     }
+
+    /**
+     * In the connection's order (the join is put, then stock registers its id) a purge keeps the join just put.
+     * Regression (forty-third session, a review of the purge above): the purge that the 1,024th join started removed
+     * that join, and its consumer was refused as a plain one.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void theJoinThatStartsAPurgeIsKept() {
+        Set<Long> heldByStock = new HashSet<>();
+        PendingJoins joins = new PendingJoins(heldByStock::contains);
+        for (long id = 0; id < 5_000; id++) {
+            joins.put(id, InitialPosition.Earliest);
+            heldByStock.add(id); // stock's subscribe registers the id after the put
+        }
+        for (long id = 0; id < 5_000; id++) {
+            assertEquals(joins.take(id), InitialPosition.Earliest, "join " + id);
+        }
+    }
 }

@@ -2,6 +2,7 @@ package io.github.pulsarbroadcast.standalone.consumers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.pulsarbroadcast.standalone.BuildVersion;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Option;
  *
  * <p>Threading: runs on the main thread.
  */
-@Command(name = "consumers", mixinStandardHelpOptions = true,
+@Command(name = "consumers", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = {"List the consumers of one broadcast subscription: paged, sorted (by lag by default, most"
                 + " behind first) and filtered by state, from the broker's consumer listing (GET /broadcast/v1/...).",
             "Example: consumers --topic alerts --subscription fleet --sort lag --limit 20"})
