@@ -64,6 +64,8 @@ final class DispatchModel {
     /** Where an operator last moved the subscription (skip, reset-cursor): all up to it counts as acknowledged. */
     PositionImpl floor;
     boolean resetPending;
+    /** Crashes and reset-cursors so far: the two events that may move a retained position back. */
+    int rewinds;
     private PositionImpl markDeletedAtResetStart;
     private final ArrayDeque<String> trace = new ArrayDeque<>();
 
@@ -219,6 +221,7 @@ final class DispatchModel {
         engine.cursorReset();
         engine.endReset();
         resetPending = false;
+        rewinds++;
         floor = to;
         recovery.reopenWindow();
         // Every retained position starts again at the reset position, retained from now. Saved expiry times are

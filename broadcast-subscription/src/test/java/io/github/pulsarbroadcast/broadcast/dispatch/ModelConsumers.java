@@ -88,6 +88,9 @@ final class ModelConsumers implements ModelHarness.Deliveries {
         id.absorb(); // markers written after its last acknowledgement
         model.check(!bc.resumed || bc.cursor.acknowledged().compareTo(max(id.cumAcked, model.floor)) <= 0, name
                 + " resumed at " + bc.cursor.acknowledged() + ", past what it acknowledged: " + id.cumAcked);
+        model.check(!bc.resumed || id.ackedAtLeave == null || id.rewindsAtLeave != model.rewinds
+                || bc.cursor.acknowledged().compareTo(id.ackedAtLeave) >= 0, name + " resumed at "
+                + bc.cursor.acknowledged() + ", below " + id.ackedAtLeave + " where it left (no crash or reset since)");
         if (!bc.resumed) {
             model.check(bc.cursor.acknowledged().equals(freshStart), name + " started at "
                     + bc.cursor.acknowledged() + ", expected " + freshStart);
@@ -109,6 +112,8 @@ final class ModelConsumers implements ModelHarness.Deliveries {
     }
 
     void leave(ModelSession s) {
+        s.id.ackedAtLeave = s.bc.cursor.acknowledged();
+        s.id.rewindsAtLeave = model.rewinds;
         sessions.remove(s);
         byConsumer.remove(s.bc);
         s.id.connected = false;
@@ -174,10 +179,12 @@ final class ModelConsumers implements ModelHarness.Deliveries {
             taken++;
             int mode = rnd.nextInt(10);
             if (mayMissAcks && mode == 0) {
+                s.owesRedelivery = true;
                 continue; // never acknowledged (until a redelivery sends it again)
             }
             if (mayMissAcks && mode == 1) {
                 ackBefore(s, p);
+                s.owesRedelivery = true;
                 continue;
             }
             ack(s, p, mode >= 8);
@@ -198,6 +205,10 @@ final class ModelConsumers implements ModelHarness.Deliveries {
         long droppedBefore = engine.counters().droppedAcks();
         AckResult result = engine.acknowledge(s.bc, p.getLedgerId(), p.getEntryId(), cumulative);
         model.check(result != AckResult.NOT_SENT, s.id.name + ": ack of " + p + " it was sent was refused");
+        s.owesRedelivery |= result == AckResult.DROPPED;
+        if (result != AckResult.DROPPED) {
+            s.id.confirm(p, cumulative);
+        }
         // pulsar_broadcast_dropped_acks_total counts exactly the acks not kept for want of ranges
         model.check(engine.counters().droppedAcks() - droppedBefore == (result == AckResult.DROPPED ? 1 : 0),
                 s.id.name + ": ack of " + p + " was " + result + ", the dropped-acks counter moved by "
@@ -223,6 +234,7 @@ final class ModelConsumers implements ModelHarness.Deliveries {
         model.check(result != AckResult.NOT_SENT, s.id.name + ": ack before " + p + " it was sent was refused");
         PositionImpl before = ledger.previous(p);
         checkCumulative(s, before);
+        s.id.confirm(before, true);
         s.id.ack(before, true);
     }
 
@@ -234,6 +246,7 @@ final class ModelConsumers implements ModelHarness.Deliveries {
     }
 
     void redeliver(ModelSession s) {
+        s.owesRedelivery = false;
         int cleared = s.inbox.size();
         s.inbox.clear();
         s.lastDelivered = null;
@@ -260,6 +273,8 @@ final class ModelConsumers implements ModelHarness.Deliveries {
             return;
         }
         model.check(!ledger.transactions.isWithheld(p), s.id.name + " was sent " + p + ", an entry for no consumer");
+        model.check(!s.id.isConfirmed(p), s.id.name + " was sent " + p + " again, which the broker had recorded as"
+                + " acknowledged (no crash or reset since)");
         model.check(p.compareTo(ledger.transactions.maxRead) <= 0, s.id.name + " was sent " + p
                 + " past the max read position " + ledger.transactions.maxRead + " (an open transaction)");
         model.check(s.lastDelivered == null || p.compareTo(s.lastDelivered) > 0, s.id.name + " received " + p

@@ -39,9 +39,7 @@ final class ModelDrain {
         if (consumers.sessions.isEmpty()) {
             consumers.join(ModelConsumers.NAMES[0], InitialPosition.Earliest);
         }
-        for (ModelSession s : new ArrayList<>(consumers.sessions)) {
-            consumers.redeliver(s); // acks dropped past the range bound are sent again
-        }
+        redeliverWhereOwed(); // what a consumer left unacknowledged, or acked past the range bound, is sent again
         int idleRounds = 0;
         for (int round = 0; round < 2_000; round++) {
             boolean busy = false;
@@ -67,10 +65,9 @@ final class ModelDrain {
                 }
                 if (++idleRounds % 10 == 0) {
                     // An ack timeout: what the consumer acknowledged but the broker did not record (past the range
-                    // bound) is sent again, and acknowledged again.
-                    for (ModelSession s : new ArrayList<>(consumers.sessions)) {
-                        consumers.redeliver(s);
-                    }
+                    // bound) is sent again, and acknowledged again. Only there: a consumer left waiting with permits
+                    // must be served without one (a client without an ack timeout never asks).
+                    redeliverWhereOwed();
                 }
                 long next = world.nextScheduledInMs();
                 world.advance(next >= 0 ? Math.max(next, 1) : 1_000);
@@ -78,6 +75,14 @@ final class ModelDrain {
             }
         }
         throw model.fail("not drained: " + stuck());
+    }
+
+    private void redeliverWhereOwed() {
+        for (ModelSession s : new ArrayList<>(consumers.sessions)) {
+            if (s.owesRedelivery) {
+                consumers.redeliver(s);
+            }
+        }
     }
 
     private boolean done() {

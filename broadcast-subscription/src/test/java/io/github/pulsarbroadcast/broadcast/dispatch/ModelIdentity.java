@@ -43,6 +43,19 @@ final class ModelIdentity {
      * name's earlier position.
      */
     int freshAtSave = -1;
+    /**
+     * The broker's acknowledged position of this name when it last left, and the model's rewinds then: resumed with
+     * no crash or reset since, it must come back at that position or past it (an operator's skip, markers passed).
+     */
+    PositionImpl ackedAtLeave;
+    int rewindsAtLeave;
+    /**
+     * What the broker recorded as acknowledged by this name (its ack answered ADVANCED, RECORDED or DUPLICATE, not
+     * DROPPED): the cumulative position, or null, and single positions. It must never be sent again, in any run,
+     * until a crash or a reset (which may move positions back) or a fresh start forgets it.
+     */
+    PositionImpl confirmedCum;
+    final Set<PositionImpl> confirmed = new HashSet<>();
 
     /** The name {@code name}, on the model's clock ({@code world}) and ledger. */
     ModelIdentity(String name, ModelHarness world, ModelLedger ledger) {
@@ -51,7 +64,26 @@ final class ModelIdentity {
         this.ledger = ledger;
     }
 
+    /** See {@link #confirmed}. */
+    void confirm(PositionImpl p, boolean cumulative) {
+        if (!cumulative) {
+            confirmed.add(p);
+        } else if (confirmedCum == null || p.compareTo(confirmedCum) > 0) {
+            confirmedCum = p;
+        }
+    }
+
+    boolean isConfirmed(PositionImpl p) {
+        return (confirmedCum != null && p.compareTo(confirmedCum) <= 0) || confirmed.contains(p);
+    }
+
+    void forgetConfirmed() {
+        confirmedCum = null;
+        confirmed.clear();
+    }
+
     void startAt(PositionImpl position) {
+        forgetConfirmed();
         freshAtSave = -1;
         unsavedAtCrash = false;
         start = position;

@@ -85,6 +85,10 @@ final class ModelRecovery {
         }
         model.engine.close();
         model.consumers.leaveAll();
+        if (crash) {
+            model.rewinds++; // after the leaves: what they left with may come back lower
+            model.consumers.identities.values().forEach(ModelIdentity::forgetConfirmed);
+        }
         model.engine.closeFanOut();
         while (world.runOne() || ledger.completeOne()) {
             // let the old engine finish and release what it holds

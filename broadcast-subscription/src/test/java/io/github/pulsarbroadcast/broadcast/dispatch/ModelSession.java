@@ -19,6 +19,13 @@ final class ModelSession {
     int credit;
     int consumedSinceFlow;
     long epoch;
+    /**
+     * Whether something this consumer was sent is not acknowledged on the broker's side: it left an ack out, acked
+     * only the entries before one, or the broker dropped its ack (past the range bound). Only then does a client get
+     * it again (its ack timeout or negative ack: a redelivery); the drain redelivers to no one else, so that a
+     * consumer the broker left waiting with permits is found stuck instead of rescued by a redelivery.
+     */
+    boolean owesRedelivery;
 
     ModelSession(ModelIdentity id, BroadcastConsumer bc, ModelHarness.Connection cnx) {
         this.id = id;
