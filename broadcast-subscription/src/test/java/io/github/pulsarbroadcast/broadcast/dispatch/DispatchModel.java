@@ -86,6 +86,10 @@ final class DispatchModel {
         // (background work) runs against the dispatch tasks.
         world.backgroundOrder = new Random(seed ^ 0x5DEECE66DL);
         this.ledger = new ModelLedger(3, 1 + rnd.nextInt(6));
+        // Its own stream too; in half the schedules storage answers out of order (forty-third session).
+        if ((seed & 1) == 0) {
+            ledger.answerOutOfOrder(new Random(seed ^ 0x2545F4914F6CDD1DL));
+        }
         this.config = ModelHarness.config(1 + rnd.nextInt(12), 1 + rnd.nextInt(8), GRACE_SECONDS, retentionSeconds,
                 rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3) : 1000, rnd.nextInt(5) == 0 ? 0 : 1000 + rnd.nextInt(9000));
         this.floor = ledger.markDeleted();

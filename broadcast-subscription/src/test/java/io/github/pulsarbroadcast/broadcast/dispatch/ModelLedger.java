@@ -105,6 +105,11 @@ final class ModelLedger implements SubscriptionStorage {
         return published;
     }
 
+    /** Storage answers in any order from now on, drawn from {@code order} ({@link ModelStorageAnswers#outOfOrder}). */
+    void answerOutOfOrder(java.util.Random order) {
+        answers.outOfOrder = order;
+    }
+
     /** Runs one queued storage answer; false when there is none. */
     boolean completeOne() {
         return answers.runOne();

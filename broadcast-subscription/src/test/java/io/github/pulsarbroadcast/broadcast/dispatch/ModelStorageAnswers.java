@@ -16,7 +16,9 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  */
 final class ModelStorageAnswers {
 
-    private final ArrayDeque<Runnable> completions = new ArrayDeque<>();
+    private final List<Runnable> completions = new ArrayList<>();
+    /** Null: answers come in the order they were queued; else each is a random queued one (out of order). */
+    java.util.Random outOfOrder;
     private final ArrayDeque<Runnable> heldReplays = new ArrayDeque<>();
     private final List<ByteBuf> created = new ArrayList<>();
     private final ModelTransactions transactions;
@@ -41,13 +43,16 @@ final class ModelStorageAnswers {
         heldReplays.clear();
     }
 
-    /** Runs one queued answer; false when there is none. */
+    /**
+     * Runs one queued answer; false when there is none. With {@link #outOfOrder}, storage answers reads in any order,
+     * as BookKeeper does (a catch-up read may answer after a later tail read, a leave or a reset).
+     */
     boolean runOne() {
-        Runnable r = completions.poll();
-        if (r == null) {
+        if (completions.isEmpty()) {
             return false;
         }
-        r.run();
+        int i = outOfOrder != null ? outOfOrder.nextInt(completions.size()) : 0;
+        completions.remove(i).run();
         return true;
     }
 
