@@ -130,7 +130,8 @@ public final class MetadataPositionStore implements PositionStore {
                         + " earlier subscription's of this name (deleted since), not this one's; discarded", name);
                 return discard().thenApply(v -> new Loaded(null, null, 0, false));
             }
-            return SnapshotReads.read(store, chunkReads, path, head.get()).thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
+            return SnapshotReads.read(store, chunkReads, path, head.get())
+                    .thenCompose(loaded -> takeOverHead(head.get()).thenApply(v -> loaded));
         }));
     }
 
@@ -301,8 +302,11 @@ public final class MetadataPositionStore implements PositionStore {
             if (version < 0) { // not taken over yet
                 return takeOverNow().thenCompose(v -> write(snapshot, savedAt, true));
             }
-            if (headUnknown || (!headRead && snapshot.length > chunkBytes)) {
+            if (headUnknown) {
                 return refreshHead().thenCompose(v -> write(snapshot, savedAt, true));
+            }
+            if (!headRead && snapshot.length > chunkBytes) {
+                return refreshHead(chunkReads::headCheck).thenCompose(v -> write(snapshot, savedAt, true));
             }
             expected = version;
             nextSlot = 1 - slot;
@@ -347,7 +351,14 @@ public final class MetadataPositionStore implements PositionStore {
      * cleared). Fails, leaving the head unknown, when the read fails.
      */
     private CompletableFuture<Void> refreshHead() {
-        return chunkReads.read(() -> store.get(path)).thenAccept(head -> {
+        return refreshHead(chunkReads::read);
+    }
+
+    /** {@link #refreshHead()}, the head read through {@code queue}. */
+    private CompletableFuture<Void> refreshHead(
+            java.util.function.Function<Supplier<CompletableFuture<Optional<GetResult>>>,
+                    CompletableFuture<Optional<GetResult>>> queue) {
+        return queue.apply(() -> store.get(path)).thenAccept(head -> {
             synchronized (this) {
                 if (head.isEmpty()) {
                     deleted = true;

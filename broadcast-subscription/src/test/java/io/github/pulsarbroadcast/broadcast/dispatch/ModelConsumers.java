@@ -205,7 +205,9 @@ final class ModelConsumers implements ModelHarness.Deliveries {
         long droppedBefore = engine.counters().droppedAcks();
         AckResult result = engine.acknowledge(s.bc, p.getLedgerId(), p.getEntryId(), cumulative);
         model.check(result != AckResult.NOT_SENT, s.id.name + ": ack of " + p + " it was sent was refused");
-        s.owesRedelivery |= result == AckResult.DROPPED;
+        // A cumulative ack of what it just took covers everything it took before: nothing is owed any more.
+        s.owesRedelivery = cumulative && result != AckResult.NOT_SENT ? false
+                : s.owesRedelivery || result == AckResult.DROPPED;
         if (result != AckResult.DROPPED) {
             s.id.confirm(p, cumulative);
         }

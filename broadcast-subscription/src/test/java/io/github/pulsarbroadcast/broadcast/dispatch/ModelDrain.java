@@ -39,7 +39,6 @@ final class ModelDrain {
         if (consumers.sessions.isEmpty()) {
             consumers.join(ModelConsumers.NAMES[0], InitialPosition.Earliest);
         }
-        redeliverWhereOwed(); // what a consumer left unacknowledged, or acked past the range bound, is sent again
         int idleRounds = 0;
         for (int round = 0; round < 2_000; round++) {
             boolean busy = false;
@@ -64,9 +63,10 @@ final class ModelDrain {
                     return;
                 }
                 if (++idleRounds % 10 == 0) {
-                    // An ack timeout: what the consumer acknowledged but the broker did not record (past the range
-                    // bound) is sent again, and acknowledged again. Only there: a consumer left waiting with permits
-                    // must be served without one (a client without an ack timeout never asks).
+                    // First: nobody may be left waiting with permits while something readable was not sent to it (a
+                    // client without an ack timeout never asks again). Then an ack timeout: what a consumer left
+                    // unacknowledged, or acknowledged past the range bound, is sent again, and acknowledged again.
+                    checkNoneLeftWaiting();
                     redeliverWhereOwed();
                 }
                 long next = world.nextScheduledInMs();
@@ -75,6 +75,23 @@ final class ModelDrain {
             }
         }
         throw model.fail("not drained: " + stuck());
+    }
+
+    /** Idle, with permits, and an entry it should get next that it was not sent: the engine lost its wake-up. */
+    private void checkNoneLeftWaiting() {
+        PositionImpl end = ledger.lastConfirmed();
+        for (ModelSession s : consumers.sessions) {
+            if (s.credit <= 0 || !s.inbox.isEmpty()) {
+                continue;
+            }
+            for (PositionImpl q : ledger.between(ledger.previous(s.bc.cursor.next()), end)) {
+                if (!ledger.transactions.isWithheld(q) && !s.bc.cursor.isIndividuallyAcknowledged(q)) {
+                    throw model.fail(s.id.name + " has " + s.credit + " permits and was not sent " + q
+                            + ", readable, while nothing else was left to do (engine " + s.bc + ", state "
+                            + s.bc.state + ")");
+                }
+            }
+        }
     }
 
     private void redeliverWhereOwed() {

@@ -119,7 +119,7 @@ final class ModelLedger implements SubscriptionStorage {
         return !answers.isEmpty();
     }
 
-    /** Stops holding replay answers and queues the held ones, in order, after the answers already queued. */
+    /** Stops holding replay answers and queues the held ones after the answers already queued. */
     void releaseHeldReplays() {
         holdReplays = false;
         answers.releaseHeld();
@@ -294,14 +294,22 @@ final class ModelLedger implements SubscriptionStorage {
         }
         positions.subList(readable, positions.size()).clear();
         PositionImpl last = positions.get(positions.size() - 1);
-        readPosition = last.getNext(); // as OpReadEntry: (ledger, last + 1), even when that ledger rolls over
         if (failNextReads > 0) {
             failNextReads--;
-            readPosition = start;
             answers.add(() -> callback.readEntriesFailed(new ManagedLedgerException("injected"), ctx));
             return;
         }
-        answers.add(() -> callback.readEntriesComplete(answers.entries(positions), ctx));
+        answers.add(() -> {
+            // As OpReadEntry.readEntriesComplete: the read position moves when the answer comes, to (ledger, last + 1)
+            // even when that ledger rolls over, and only past the mark-delete position (ManagedCursorImpl
+            // .setReadPosition): an answer after a reset-cursor to a lower position overwrites it (forty-third
+            // session; before, the model moved it when the read was issued).
+            PositionImpl after = last.getNext();
+            if (after.compareTo(markDeleted) > 0) {
+                readPosition = after;
+            }
+            callback.readEntriesComplete(answers.entries(positions), ctx);
+        });
     }
 
     /**

@@ -37,7 +37,7 @@ final class ModelStorageAnswers {
         heldReplays.add(answer);
     }
 
-    /** Queues the held answers, in order, after the answers already queued. */
+    /** Queues the held answers after the answers already queued. */
     void releaseHeld() {
         completions.addAll(heldReplays);
         heldReplays.clear();
