@@ -11,15 +11,16 @@ import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
  * fenced topic) never attaches, and stock drops its own record of it without telling anyone; such an entry is dropped
  * when the client closes that consumer id, when the id subscribes again, or at the next purge: a purge keeps only the
  * entries whose subscribe stock still holds ({@code inFlight}: stock's consumer future for the id is there and did not
- * fail; at most one entry per consumer id). Purges run when the map reaches a
- * threshold that doubles with the live size, so a connect storm of thousands of consumers on one connection costs
- * amortized O(1) per subscribe, and the map never holds more than 1,024 entries or twice the subscribes stock holds
- * (regression, forty-third session, found by a review: entries were purged by age, two minutes, and a role that may
- * not consume could grow the map of one connection by every refused subscribe in that time).
+ * fail; at most one entry per consumer id), and the one just put. Purges run when the map reaches a threshold that
+ * doubles with the live size, so a connect storm of thousands of consumers on one connection costs amortized O(1) per
+ * subscribe, and the map never holds more than 1,024 entries or twice the subscribes stock holds (regression,
+ * forty-third session, found by a review: entries were purged by age, two minutes, and a role that may not consume
+ * could grow the map of one connection by every refused subscribe in that time).
  *
  * <p>Threading: a concurrent map; {@link #put} runs on the connection's event loop, right before the stock subscribe
- * that registers the id in stock's map (so a purge, also in {@link #put}, never sees an entry stock has not seen);
- * {@link #take} runs on the thread that attaches the consumer. {@link #purgeAt} is written only on the event loop.
+ * that registers the id in stock's map (so at a purge, also in {@link #put}, the only entry stock has not registered
+ * is the one just put); {@link #take} runs on the thread that attaches the consumer. {@link #purgeAt} is written only
+ * on the event loop.
  */
 final class PendingJoins {
 
