@@ -243,6 +243,8 @@ final class DispatchModel {
         for (ModelIdentity id : consumers.identities.values()) {
             if (id.retained() || (id.retainedFor(-1_000) && keptByEngine.contains(id.name))) {
                 id.startAt(to);
+                id.ackedAtLeave = to; // resumed later, at the reset position or past it
+                id.rewindsAtLeave = rewinds;
                 id.leftAtNanos = world.nowNanos;
                 id.expiresAtNanos = world.nowNanos + retentionNanos;
             } else {
