@@ -306,7 +306,7 @@ public final class MetadataPositionStore implements PositionStore {
                 return refreshHead().thenCompose(v -> write(snapshot, savedAt, true));
             }
             if (!headRead && snapshot.length > chunkBytes) {
-                return refreshHead(chunkReads::headCheck).thenCompose(v -> write(snapshot, savedAt, true));
+                return refreshHead(true).thenCompose(v -> write(snapshot, savedAt, true));
             }
             expected = version;
             nextSlot = 1 - slot;
@@ -351,14 +351,13 @@ public final class MetadataPositionStore implements PositionStore {
      * cleared). Fails, leaving the head unknown, when the read fails.
      */
     private CompletableFuture<Void> refreshHead() {
-        return refreshHead(chunkReads::read);
+        return refreshHead(false);
     }
 
-    /** {@link #refreshHead()}, the head read through {@code queue}. */
-    private CompletableFuture<Void> refreshHead(
-            java.util.function.Function<Supplier<CompletableFuture<Optional<GetResult>>>,
-                    CompletableFuture<Optional<GetResult>>> queue) {
-        return queue.apply(() -> store.get(path)).thenAccept(head -> {
+    /** {@link #refreshHead()}; {@code beforeChunks}: a chunked save's check, read in its own queue. */
+    private CompletableFuture<Void> refreshHead(boolean beforeChunks) {
+        Supplier<CompletableFuture<Optional<GetResult>>> get = () -> store.get(path);
+        return (beforeChunks ? chunkReads.headCheck(get) : chunkReads.read(get)).thenAccept(head -> {
             synchronized (this) {
                 if (head.isEmpty()) {
                     deleted = true;
