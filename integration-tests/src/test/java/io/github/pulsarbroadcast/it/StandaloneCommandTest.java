@@ -182,6 +182,19 @@ public class StandaloneCommandTest {
         return String.join("\n", copy.subList(Math.max(0, copy.size() - lines), copy.size()));
     }
 
+    /**
+     * The script's own {@code --version}, as every command's (regression, forty-fourth session: the script answered
+     * "Unknown command '--version'" with status 2).
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void theScriptPrintsItsVersion() throws Exception {
+        Process version = new ProcessBuilder(SCRIPT.toString(), "--version").redirectErrorStream(true).start();
+        String out = new String(version.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(version.waitFor(60, TimeUnit.SECONDS), out);
+        assertEquals(version.exitValue(), 0, out);
+        assertTrue(out.startsWith("pulsar-broadcast 2.10.5"), out);
+    }
+
     private String line(String marker) {
         return output.stream().filter(l -> l.contains(marker)).findFirst().orElse(null);
     }

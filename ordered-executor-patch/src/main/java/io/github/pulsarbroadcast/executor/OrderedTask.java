@@ -24,6 +24,10 @@ final class OrderedTask implements Runnable {
         final String name;
         final ThreadCounters counters;
         final LongAdder failedTasks = new LongAdder();
+        /** Set for good when a shutdown starts dropping the queues ({@link Termination#abandonRemaining}). */
+        volatile boolean abandoning;
+        /** Tasks that finished while {@link #abandoning}: those a shutdown interrupted, or that started after it. */
+        final LongAdder finishedWhileAbandoning = new LongAdder();
         /** Tasks that run longer are counted and warned about; 0 means off. */
         final long slowTaskNanos;
 
@@ -62,18 +66,34 @@ final class OrderedTask implements Runnable {
             task.run();
         } catch (Throwable t) {
             accounting.failedTasks.increment();
-            LOG.error("{}: {} failed; the thread goes on with the next task", accounting.name,
-                    accounting.describe(key, index), t);
+            logQuietly(() -> LOG.error("{}: {} failed; the thread goes on with the next task", accounting.name,
+                    accounting.describe(key, index), t));
         } finally {
             long end = System.nanoTime();
             long slow = accounting.slowTaskNanos;
+            if (accounting.abandoning) {
+                accounting.finishedWhileAbandoning.increment();
+            }
             if (counters.finished(index, end - start, slow, end, SLOW_WARNING_EVERY_NANOS)) {
-                LOG.warn("{}: {} took {} ms (slow-task threshold {} ms; {} slow tasks on this thread so far, at"
-                        + " most one warning per thread every {} s): {}", accounting.name,
+                logQuietly(() -> LOG.warn("{}: {} took {} ms (slow-task threshold {} ms; {} slow tasks on this thread"
+                        + " so far, at most one warning per thread every {} s): {}", accounting.name,
                         accounting.describe(key, index), TimeUnit.NANOSECONDS.toMillis(end - start),
                         TimeUnit.NANOSECONDS.toMillis(slow), counters.slow(index),
-                        TimeUnit.NANOSECONDS.toSeconds(SLOW_WARNING_EVERY_NANOS), task);
+                        TimeUnit.NANOSECONDS.toSeconds(SLOW_WARNING_EVERY_NANOS), task));
             }
+        }
+    }
+
+    /**
+     * Logs, and swallows what the logging throws (an appender that throws, no memory left to format): escaping, it
+     * would make the pool replace this worker thread with one the executor does not know (a read-only review,
+     * forty-fourth session).
+     */
+    private static void logQuietly(Runnable logging) {
+        try {
+            logging.run();
+        } catch (Throwable ignored) {
+            // nothing safe left to do with it here
         }
     }
 

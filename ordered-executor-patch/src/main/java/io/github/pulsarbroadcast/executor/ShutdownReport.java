@@ -5,7 +5,8 @@ package io.github.pulsarbroadcast.executor;
  *
  * <p>Either every accepted task ran ({@link #drained()} is true and both counts are 0), or the timeout expired:
  * then the tasks still queued were dropped without running ({@link #abandonedTasks()}) and the tasks running at
- * that moment were interrupted ({@link #interruptedTasks()}); whether those finished is up to the task.
+ * that moment were interrupted ({@link #interruptedTasks()}): counted as they stopped, and those still running a
+ * second later too. Whether an interrupted task finished its work is up to the task.
  *
  * <p><b>Threading model.</b> Immutable: every field is final, so instances may be shared between threads.
  */
@@ -43,7 +44,8 @@ public final class ShutdownReport {
     }
 
     /**
-     * Returns the number of tasks that were running when the timeout expired and were interrupted.
+     * Returns the number of tasks that were running when the timeout expired and were interrupted (one a thread had
+     * just taken off its queue included: it runs interrupted).
      *
      * @return 0 when {@link #drained()}
      */

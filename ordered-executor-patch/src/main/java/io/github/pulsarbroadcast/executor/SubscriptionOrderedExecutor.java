@@ -50,6 +50,8 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SubscriptionOrderedExecutor.class);
 
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /** The longest shutdown timeout taken as given; longer ones wait this long (about 100 years). */
+    private static final Duration MAX_TIMEOUT = Duration.ofDays(36_500);
 
     /** Immutable. */
     private final String name;
@@ -63,6 +65,8 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
     private final ThreadCounters counters;
     /** Immutable: what every task shares (the counters above, the failed-task count, the slow-task threshold). */
     private final OrderedTask.Accounting accounting;
+    /** How long a shutdown that dropped the queues waits for the interrupted tasks to stop, at most (1 s). */
+    private final long abandonGraceNanos;
     /** Guards {@link #shutdownReport}; held for the whole shutdown so that concurrent callers wait for it. */
     private final Object shutdownLock = new Object();
     /** Volatile: set once by {@link #shutdown(Duration)} (under {@link #shutdownLock}), read by submitters. */
@@ -75,6 +79,7 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
         this.maxQueuedTasksPerThread = builder.maxQueuedTasksPerThread;
         this.counters = new ThreadCounters(builder.numThreads);
         this.accounting = new OrderedTask.Accounting(builder.name, counters, builder.slowTaskNanos);
+        this.abandonGraceNanos = builder.abandonGraceNanos;
         this.delegate = OrderedExecutor.newBuilder()
                 .name(builder.name)
                 .numThreads(builder.numThreads)
@@ -255,14 +260,24 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
 
     /**
      * Stops accepting work, waits up to {@code timeout} for every accepted task to run, then drops what is still
-     * queued and interrupts what is still running. Idempotent: later calls return the first call's report.
+     * queued, interrupts what is still running and waits up to one more second for those to stop, so that once it
+     * returns no task runs unless one ignored its interrupt that long (the report counts it). Idempotent: later
+     * calls return the first call's report; a concurrent second call waits for the first.
      *
-     * @param timeout how long to wait for the queues to drain, for all threads together
+     * @param timeout how long to wait for the queues to drain, for all threads together (0: drop them at once;
+     *                longer than 100 years: 100 years)
      * @return what ran and what did not
+     * @throws IllegalArgumentException if {@code timeout} is negative
      * @throws IllegalStateException if called from one of this executor's threads (it would wait for itself)
      */
     public ShutdownReport shutdown(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException(name + ": shutdown timeout " + timeout + " is negative (0 abandons"
+                    + " the queued tasks at once)");
+        }
+        // Read before any state changes: toNanos() of a very long duration throws (capped at about 292 years).
+        long timeoutNanos = timeout.compareTo(MAX_TIMEOUT) > 0 ? MAX_TIMEOUT.toNanos() : timeout.toNanos();
         for (Thread thread : threads) {
             if (thread == Thread.currentThread()) {
                 throw new IllegalStateException(name + ": shutdown() called from its own thread " + thread.getName());
@@ -273,8 +288,9 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
                 shutdown = true;
                 delegate.shutdown();
                 shutdownReport = Termination.awaitDrained(delegate, threads.length, System.nanoTime()
-                        + timeout.toNanos()) ? new ShutdownReport(true, 0, 0)
-                        : Termination.abandonRemaining(delegate, threads.length, accounting);
+                        + timeoutNanos) ? new ShutdownReport(true, 0, 0)
+                        : Termination.abandonRemaining(delegate, threads.length, accounting,
+                        abandonGraceNanos);
                 if (shutdownReport.drained()) {
                     LOG.info("{}: shut down, all queued tasks ran", name);
                 } else {
@@ -301,13 +317,17 @@ public final class SubscriptionOrderedExecutor implements AutoCloseable {
         if (shutdown) {
             throw new RejectedExecutionException(name + " is shut down; rejected " + describe(key, index));
         }
+        OrderedTask ordered = new OrderedTask(accounting, index, key, task);
         reserve(index, key);
         try {
-            delegate.chooseThread((long) index).execute(new OrderedTask(accounting, index, key, task));
+            delegate.chooseThread((long) index).execute(ordered);
         } catch (RejectedExecutionException e) {
             // The wrapped pool refuses work only once it is shut down: shutdown() raced with this submission.
             counters.unreserve(index);
             throw new RejectedExecutionException(name + " is shut down; rejected " + describe(key, index), e);
+        } catch (RuntimeException | Error e) {
+            counters.unreserve(index); // not queued (no memory for the queue's node): the slot is given back
+            throw e;
         }
     }
 

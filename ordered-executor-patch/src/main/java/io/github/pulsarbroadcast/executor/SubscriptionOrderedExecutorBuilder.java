@@ -13,8 +13,16 @@ public final class SubscriptionOrderedExecutorBuilder {
     int numThreads = Runtime.getRuntime().availableProcessors();
     int maxQueuedTasksPerThread;
     long slowTaskNanos = TimeUnit.MILLISECONDS.toNanos(100);
+    /** How long a shutdown that dropped the queues waits for the interrupted tasks (1 s; tests may take longer). */
+    long abandonGraceNanos = TimeUnit.SECONDS.toNanos(1);
 
     SubscriptionOrderedExecutorBuilder() {
+    }
+
+    /** For tests on a loaded machine: see {@link #abandonGraceNanos}. */
+    SubscriptionOrderedExecutorBuilder abandonGrace(java.time.Duration grace) {
+        this.abandonGraceNanos = grace.toNanos();
+        return this;
     }
 
     /**

@@ -59,8 +59,8 @@ final class ThreadCounters {
 
     /** Thread {@code index} starts one of its queued tasks; called by that thread. */
     void started(int index) {
+        slots.set(index * STRIDE + RUNNING, 1); // first: a reader never sees the task neither queued nor running
         slots.decrementAndGet(index * STRIDE + QUEUED);
-        slots.set(index * STRIDE + RUNNING, 1);
     }
 
     /**

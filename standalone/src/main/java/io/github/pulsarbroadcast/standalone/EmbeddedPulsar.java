@@ -4,7 +4,6 @@ import static org.apache.pulsar.common.naming.NamespaceName.SYSTEM_NAMESPACE;
 import static org.apache.pulsar.common.naming.TopicName.TRANSACTION_COORDINATOR_ASSIGN;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -105,19 +104,21 @@ public final class EmbeddedPulsar implements AutoCloseable {
     }
 
     private ServiceConfiguration brokerConfig(int brokerPort, int webPort, int index) throws IOException {
-        Properties p = new Properties();
+        // The file first: the settings below win (StandaloneCommand refuses a file that sets any of them).
+        Properties p = spec.configFile != null ? BrokerConfFile.read(spec.configFile) : new Properties();
         p.setProperty("clusterName", spec.clusterName);
         p.setProperty("metadataStoreUrl", "zk:127.0.0.1:" + storage.getZookeeperPort());
         p.setProperty("configurationMetadataStoreUrl", "zk:127.0.0.1:" + storage.getZookeeperPort());
         p.setProperty("advertisedAddress", "127.0.0.1");
         p.setProperty("bindAddress", spec.bindAddress);
-        p.setProperty("managedLedgerDefaultEnsembleSize", "1");
-        p.setProperty("managedLedgerDefaultWriteQuorum", "1");
-        p.setProperty("managedLedgerDefaultAckQuorum", "1");
+        // Defaults the file may change (putIfAbsent), unlike the keys above and below.
+        p.putIfAbsent("managedLedgerDefaultEnsembleSize", "1");
+        p.putIfAbsent("managedLedgerDefaultWriteQuorum", "1");
+        p.putIfAbsent("managedLedgerDefaultAckQuorum", "1");
         // Without it the broker fails to start in containers: "Unable to read VM NIC speed".
-        p.setProperty("loadBalancerOverrideBrokerNicSpeedGbps", "10");
-        p.setProperty("brokerShutdownTimeoutMs", Long.toString(spec.shutdownTimeoutMs));
-        p.setProperty("brokerDeleteInactiveTopicsEnabled", "false");
+        p.putIfAbsent("loadBalancerOverrideBrokerNicSpeedGbps", "10");
+        p.putIfAbsent("brokerShutdownTimeoutMs", Long.toString(spec.shutdownTimeoutMs));
+        p.putIfAbsent("brokerDeleteInactiveTopicsEnabled", "false");
         p.setProperty("narExtractionDirectory", workDir.resolve("nar-" + index).toString());
         if (spec.interceptorsDirectory != null) {
             p.setProperty("brokerInterceptorsDirectory", spec.interceptorsDirectory.toAbsolutePath().toString());
@@ -126,11 +127,6 @@ public final class EmbeddedPulsar implements AutoCloseable {
             // them from the raw properties and loads nothing when either is missing).
             p.setProperty("additionalServletDirectory", spec.interceptorsDirectory.toAbsolutePath().toString());
             p.setProperty("additionalServlets", LISTING_SERVLET_NAME);
-        }
-        if (spec.configFile != null) {
-            try (InputStream in = Files.newInputStream(spec.configFile)) {
-                p.load(in);
-            }
         }
         ServiceConfiguration conf = PulsarConfigurationLoader.create(p, ServiceConfiguration.class);
         conf.setBrokerServicePort(java.util.Optional.of(brokerPort));

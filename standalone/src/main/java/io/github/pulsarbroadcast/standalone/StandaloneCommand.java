@@ -31,7 +31,7 @@ public final class StandaloneCommand implements Callable<Integer> {
     @Option(names = "--bookie-port", defaultValue = "3181", description = "Bookie port (default: ${DEFAULT-VALUE}); keep it fixed across restarts, ledgers name their bookie by address.")
     int bookiePort;
 
-    @Option(names = "--bind-address", defaultValue = "0.0.0.0", description = "Address the broker listens on (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--bind-address", defaultValue = "127.0.0.1", description = "Address the broker listens on (default: ${DEFAULT-VALUE}: this machine only). The broker advertises 127.0.0.1 whatever it binds to, and ZooKeeper and the bookie listen on every address, as in stock standalone.")
     String bindAddress;
 
     @Option(names = "--data-dir", defaultValue = "data/standalone", description = "Where ZooKeeper and the bookie keep their data (default: ${DEFAULT-VALUE}).")
@@ -46,7 +46,7 @@ public final class StandaloneCommand implements Callable<Integer> {
     @Option(names = "--no-plugin", description = "Start a stock broker without the plugin (for comparisons).")
     boolean noPlugin;
 
-    @Option(names = "--config", description = "A broker.conf-style file applied over the defaults (for example plugin keys such as broadcastExecutorThreads).")
+    @Option(names = "--config", description = "A broker.conf-style file of broker and plugin keys (for example broadcastExecutorThreads); keys this command sets itself (ports, addresses, cluster, metadata store, interceptors and servlets) are refused.")
     Path configFile;
 
     /**
@@ -65,9 +65,12 @@ public final class StandaloneCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path nars = noPlugin ? null : resolveInterceptorsDir();
-        if (configFile != null && !Files.isReadable(configFile)) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--config " + configFile + ": no such readable file (a broker.conf-style file of key=value lines)");
+        String problem = portProblem();
+        if (problem == null && configFile != null) {
+            problem = BrokerConfFile.problem(configFile);
+        }
+        if (problem != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), problem);
         }
         EmbeddedPulsar cluster = EmbeddedPulsar.builder()
                 .brokerPort(port).webPort(webPort).zookeeperPort(zookeeperPort).bookiePort(bookiePort)
@@ -89,6 +92,27 @@ public final class StandaloneCommand implements Callable<Integer> {
         System.out.println("Press Ctrl-C to stop.");
         stopped.await();
         return 0;
+    }
+
+    /** Why the port options cannot be used (the first option that cannot), or null. */
+    private String portProblem() {
+        String[] names = {"--port", "--web-port", "--zookeeper-port", "--bookie-port"};
+        int[] ports = {port, webPort, zookeeperPort, bookiePort};
+        for (int i = 0; i < ports.length; i++) {
+            for (int j = 0; j < i; j++) {
+                if (ports[i] != 0 && ports[i] == ports[j]) {
+                    return names[i] + " " + ports[i] + ": the same port as " + names[j];
+                }
+            }
+        }
+        for (int i = 0; i < ports.length; i++) {
+            // The broker binds --bind-address; ZooKeeper and the bookie every address.
+            String problem = FreePort.problem(names[i], ports[i], i < 2 ? bindAddress : null);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        return null;
     }
 
     private Path resolveInterceptorsDir() {

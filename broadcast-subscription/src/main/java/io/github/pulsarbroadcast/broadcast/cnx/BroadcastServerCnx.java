@@ -11,11 +11,10 @@ import io.netty.channel.ChannelHandlerContext;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import org.apache.pulsar.broker.PulsarService;
-import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.ServerCnx;
 import org.apache.pulsar.broker.service.Topic;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
@@ -59,7 +58,8 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
 
     private final BroadcastService service;
     private final SubscribePreparation preparation;
-    private final SubscribeFailures failures;
+    /** The refusals this handler answers itself. */
+    private final SubscribeAnswers answers;
     /** Broadcast subscribes in flight, by consumer id; taken when the consumer attaches. */
     private final PendingJoins pendingJoins = new PendingJoins(this::subscribeInFlight);
     /** Subscribes held back while they are prepared off the event loop (event loop only). */
@@ -81,7 +81,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         super(pulsar, listenerName);
         this.service = service;
         this.preparation = new SubscribePreparation(this, installer);
-        this.failures = failures;
+        this.answers = new SubscribeAnswers(getCommandSender(), failures);
         this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), AckGate.Reads.of(
                 this::disableCnxAutoRead, this::enableCnxAutoRead, task -> ctx().executor().execute(task)),
                 service.ackReadPauses());
@@ -130,9 +130,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
             return;
         }
         if (held.isHeld(subscribe.getConsumerId())) {
-            // As stock answers a subscribe whose consumer id is still being created on this connection.
-            getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.ServiceNotReady,
-                    "Consumer is already present on the connection");
+            answers.alreadyPresent(subscribe);
             return;
         }
         if (!BroadcastMode.requested(subscribe)) {
@@ -148,9 +146,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         }
         String problem = BroadcastMode.explain(subscribe, topicName.isPersistent());
         if (problem != null) {
-            log.warn("[{}][{}] Refused broadcast subscribe from {}: {}", topicName, subscribe.getSubscription(),
-                    getRemoteAddress(), problem);
-            getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError, problem);
+            answers.refused(topicName.toString(), subscribe, getRemoteAddress(), problem);
             return;
         }
         if (alreadyServedAsBroadcast(topicName, subscribe.getSubscription())) {
@@ -176,8 +172,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         Object hold = held.hold(copy.getConsumerId());
         authorizeConsume(topicName, copy.getSubscription()).whenComplete((allowed, authError) -> {
             if (authError != null) {
-                // As stock: a failed authorization check (not just a "no") is an authorization error to the client.
-                resume(copy, hold, () -> refuseUnauthorized(copy, authError));
+                resume(copy, hold, () -> answers.unauthorized(copy, getAuthRole(), authError));
             } else if (!allowed) {
                 resume(copy, hold, () -> super.handleSubscribe(copy)); // stock refuses with its own message
             } else {
@@ -226,24 +221,9 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         }
     }
 
-    /** The failure a future completed with, out of its {@link CompletionException}. */
-    private static Throwable causeOf(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    }
-
-    private void refuseUnauthorized(CommandSubscribe copy, Throwable error) {
-        Throwable cause = causeOf(error);
-        log.warn("[{}][{}] Authorization check failed for role {}: {}", copy.getTopic(), copy.getSubscription(),
-                getAuthRole(), cause.getMessage());
-        getCommandSender().sendErrorResponse(copy.getRequestId(), ServerError.AuthorizationError, cause.getMessage());
-    }
-
     private void continueSubscribe(CommandSubscribe copy, Throwable error) {
         if (error != null) {
-            Throwable cause = causeOf(error);
-            failures.log(copy.getTopic(), copy.getSubscription(), cause);
-            getCommandSender().sendErrorResponse(copy.getRequestId(), BrokerServiceException.getClientErrorCode(cause),
-                    cause.getMessage());
+            answers.failed(copy, error);
             return;
         }
         pendingJoins.put(copy.getConsumerId(), copy.getInitialPosition());
@@ -291,20 +271,9 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
     private void subscribeUnlessBroadcast(CommandSubscribe copy, Optional<Topic> topic) {
         PersistentSubscription stored = topic != null && topic.isPresent() && topic.get() instanceof PersistentTopic
                 ? ((PersistentTopic) topic.get()).getSubscriptions().get(copy.getSubscription()) : null;
-        if (!refuseIfBroadcast(stored, copy)) {
+        if (!answers.refuseIfBroadcast(stored, copy)) {
             super.handleSubscribe(copy); // a lookup error is reported there, as stock does
         }
-    }
-
-    private boolean refuseIfBroadcast(PersistentSubscription subscription, CommandSubscribe subscribe) {
-        if (subscription == null || !BroadcastSubscription.isMarkedBroadcast(subscription)) {
-            return false;
-        }
-        log.warn("[{}][{}] Refused consumer {} without {}: the subscription is a broadcast subscription",
-                subscribe.getTopic(), subscribe.getSubscription(), subscribe.getConsumerName(), BroadcastMode.KEY);
-        getCommandSender().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError,
-                BroadcastMode.howToJoin(subscribe.getSubscription()));
-        return true;
     }
 
     @Override
@@ -396,13 +365,20 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         // Acks need no ordering: a random thread, never behind the dispatch work of any subscription. The gate
         // bounds how many wait (see AckGate).
         ackGate.submitted();
-        service.executor().executeUnordered(() -> {
-            try {
-                copy.applyTo(bc, this);
-            } finally {
-                ackGate.applied();
-            }
-        });
+        try {
+            service.executor().executeUnordered(() -> {
+                try {
+                    copy.applyTo(bc, this);
+                } finally {
+                    ackGate.applied();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // The executor shuts down, or a bounded queue is full: applied here, and the gate told (it would hold the
+            // connection's reads).
+            ackGate.applied();
+            copy.applyTo(bc, this);
+        }
     }
 
     @Override

@@ -193,8 +193,8 @@ public final class BroadcastDispatcher implements Dispatcher {
         engine.beginReset();
     }
 
-    void endReset() {
-        engine.endReset();
+    CompletableFuture<Void> finishReset(CompletableFuture<Void> stockReset) {
+        return engine.finishReset(stockReset);
     }
 
     /** See {@link PeriodicSync#runBeforeSkip}; dispatch thread ({@link #runInDispatchOrder}). */

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.bookkeeper.mledger.ManagedCursor;
 import org.apache.bookkeeper.mledger.Position;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
@@ -134,19 +135,29 @@ public final class BroadcastSubscription extends PersistentSubscription
     /**
      * Stock reset-cursor (it fences the subscription, disconnects every consumer and resets the managed cursor), with
      * the dispatcher told before and after: meanwhile it refuses joins, retains no position and never moves the
-     * mark-delete position, so no consumer resumes a position from before the reset.
+     * mark-delete position, so no consumer resumes a position from before the reset. It answers once the positions it
+     * restarted are saved, or with an error when they could not be ({@link ResetGate#finish}).
      */
     @Override
     public CompletableFuture<Void> resetCursor(Position position) {
         broadcastDispatcher.beginReset();
-        return super.resetCursor(position).whenComplete((v, e) -> broadcastDispatcher.endReset());
+        return broadcastDispatcher.finishReset(stockReset(() -> super.resetCursor(position)));
     }
 
     /** As {@link #resetCursor(Position)}, to the first message published at or after {@code timestamp}. */
     @Override
     public CompletableFuture<Void> resetCursor(long timestamp) {
         broadcastDispatcher.beginReset();
-        return super.resetCursor(timestamp).whenComplete((v, e) -> broadcastDispatcher.endReset());
+        return broadcastDispatcher.finishReset(stockReset(() -> super.resetCursor(timestamp)));
+    }
+
+    /** Stock's reset; one that throws instead of failing its future still ends the reset ({@link ResetGate#finish}). */
+    private static CompletableFuture<Void> stockReset(Supplier<CompletableFuture<Void>> reset) {
+        try {
+            return reset.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**

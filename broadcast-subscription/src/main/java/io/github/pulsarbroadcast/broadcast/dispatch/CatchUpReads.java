@@ -144,7 +144,7 @@ final class CatchUpReads extends StorageReads {
         }
         if (deleted.size() == positions.size()) {
             // Every position was already deleted from the subscription: 2.10 then never calls back.
-            fanOut.owner.post(() -> onEntries(new ArrayList<>(), System.nanoTime()));
+            postPass(new ArrayList<>(), System.nanoTime());
         }
     }
 
@@ -191,18 +191,21 @@ final class CatchUpReads extends StorageReads {
         // below the range (it arrived while the read was in flight) waits for a read of its own.
         List<BroadcastConsumer> served = takeRange(requestedFrom, upTo);
         Map<ConsumerConnection, ConnectionSend> sends = new IdentityHashMap<>();
-        for (BroadcastConsumer bc : served) {
-            if (bc.isRemoved()) {
-                continue; // its cursor may be resumed by another consumer of the same name: never move it
+        try {
+            for (BroadcastConsumer bc : served) {
+                if (bc.isRemoved()) {
+                    continue; // its cursor may be resumed by another consumer of the same name: never move it
+                }
+                fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
+                if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(batch.after()) < 0) {
+                    bc.cursor.advanceNextTo(batch.after());
+                }
             }
-            fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
-            if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(batch.after()) < 0) {
-                bc.cursor.advanceNextTo(batch.after());
-            }
+        } finally { // also when a consumer threw (StorageReads#readEntriesComplete): see TailReads#onEntries
+            fanOut.submit(sends);
+            batch.release();
+            fanOut.placeAll(served);
         }
-        fanOut.submit(sends);
-        batch.release();
-        fanOut.placeAll(served);
         read();
     }
 

@@ -26,8 +26,15 @@ final class EntryBatch implements EntrySource {
      */
     static EntryBatch of(List<Entry> read, PositionImpl after, SubscriptionStorage storage) {
         List<WindowEntry> entries = new ArrayList<>(read.size());
-        for (Entry entry : read) {
-            entries.add(WindowEntry.of(entry, storage));
+        try {
+            for (Entry entry : read) {
+                entries.add(WindowEntry.of(entry, storage));
+            }
+        } catch (RuntimeException | Error e) {
+            // Nothing may stay referenced: the entries taken over so far, and those not reached.
+            entries.forEach(WindowEntry::release);
+            read.subList(entries.size() + 1, read.size()).forEach(Entry::release);
+            throw e;
         }
         return new EntryBatch(entries, after);
     }

@@ -364,6 +364,11 @@ final class FanOut {
                 if (log.isDebugEnabled()) {
                     log.debug("{} Connection no longer takes sends: {}", name, rejected.toString());
                 }
+            } catch (RuntimeException failed) {
+                // A defect: the other connections still get theirs; this one's consumers get these entries again
+                // when they ask for a redelivery or reconnect.
+                send.abandon();
+                log.error("{} Handing a send to connection {} failed", name, e.getKey(), failed);
             }
         }
     }
@@ -378,8 +383,12 @@ final class FanOut {
                 counters.dispatchToFirstWrite, counters.dispatchToLastWrite);
     }
 
+    /**
+     * For logs and test failures, from any thread: only the window's volatile counts (the window's entries and the
+     * tail's frontier are the dispatch thread's, and reading the frontier could write it; a read-only review).
+     */
     @Override
     public String toString() {
-        return "FanOut{window=" + window + ", frontier=" + tail.frontier() + ", pending=" + pending.size() + "}";
+        return "FanOut{window=" + window.size() + " entries (" + window.bytes() + " bytes)}";
     }
 }

@@ -50,6 +50,13 @@ final class PositionSync {
     private volatile boolean stopped;
     /** Set for good when the topic left this broker without closing the subscription ({@link #abandon}). */
     private volatile boolean abandoned;
+    /**
+     * Set by {@link #reopen}, cleared by the next save that works: until then the store may still hold the save on
+     * close, which tells the next owner that it knows every consumer, so a consumer new to this subscription meanwhile
+     * would come back after a crash as an unknown name at the tail ({@link SubscriptionEngine#join} refuses such
+     * consumers meanwhile). Volatile: written by the saves' completions, read on subscribe threads.
+     */
+    private volatile boolean closeSaveStale;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
     private boolean closing;
     /** Whether the last capture dropped ranges. Guarded by {@code this}. */
@@ -120,7 +127,12 @@ final class PositionSync {
         if (saved == null) {
             loop.post(this::notCaptured);
         } else {
-            saved.whenComplete((v, e) -> loop.post(() -> saved(e)));
+            saved.whenComplete((v, e) -> {
+                if (e == null) {
+                    closeSaveStale = false; // as the store completes it, not later on the dispatch thread
+                }
+                loop.post(() -> saved(e));
+            });
         }
     }
 
@@ -170,6 +182,12 @@ final class PositionSync {
     synchronized void reopen() {
         closing = false;
         changed = true;
+        closeSaveStale = enabled();
+    }
+
+    /** See {@link #closeSaveStale}. */
+    boolean closeSaveStale() {
+        return closeSaveStale;
     }
 
     private void saved(Throwable e) {
@@ -193,13 +211,22 @@ final class PositionSync {
         if (stopped || abandoned || !enabled() || store.isFenced()) {
             return CompletableFuture.completedFuture(null);
         }
-        CompletableFuture<Void> saved = capture(cursors, nowNanos, closing);
+        CompletableFuture<Void> saved;
+        try {
+            saved = capture(cursors, nowNanos, closing);
+        } catch (RuntimeException e) {
+            // As a save that failed: its callers (a close, a reset's answer) must hear of it, not be thrown at.
+            changed = true;
+            return CompletableFuture.failedFuture(e);
+        }
         if (saved == null) {
             return CompletableFuture.completedFuture(null);
         }
         return saved.whenComplete((v, e) -> {
             if (e != null) {
                 changed = true;
+            } else if (!closing) {
+                closeSaveStale = false;
             }
         });
     }

@@ -175,9 +175,17 @@ final class SubscriptionEngine {
             throw new SubscriptionFencedException("Broadcast subscription " + name + " is being reset");
         }
         boolean brokerEntryMetadata = cnx.receivesBrokerEntryMetadata();
-        BroadcastConsumer bc = cursors.attach(consumerName, () -> startCursor(initialPosition),
-                (cursor, resumed) -> new BroadcastConsumer(this, consumerId, consumerName, cnx, cursor,
-                        brokerEntryMetadata, epoch, resumed));
+        boolean newNamesRefused = positions.closeSaveStale() && !consumerName.isEmpty();
+        BroadcastConsumer bc;
+        try {
+            bc = cursors.attach(consumerName, () -> startCursor(initialPosition, newNamesRefused),
+                    (cursor, resumed) -> new BroadcastConsumer(this, consumerId, consumerName, cnx, cursor,
+                            brokerEntryMetadata, epoch, resumed));
+        } catch (NewNameRefused e) {
+            throw new SubscriptionFencedException("Broadcast subscription " + name + " resumed after a close that"
+                    + " failed and has not saved its consumers' positions since: consumer " + consumerName
+                    + " (new to it) is refused until a save works; retry");
+        }
         if (bc.resumed) {
             counters.resumedByName.increment();
         }
@@ -200,7 +208,22 @@ final class SubscriptionEngine {
         return cursors;
     }
 
-    private VirtualCursor startCursor(InitialPosition initialPosition) {
+    /**
+     * A consumer name this subscription does not hold is refused while the store may still hold the save on close of
+     * a close that failed ({@link PositionSync#closeSaveStale}): after a crash the next owner would take it for a
+     * consumer it knows nothing of and start it at the tail (found by the dispatch model once saves could fail,
+     * forty-fourth session: seed 20261207788097).
+     */
+    private static final class NewNameRefused extends RuntimeException {
+        NewNameRefused() {
+            super(null, null, false, false);
+        }
+    }
+
+    private VirtualCursor startCursor(InitialPosition initialPosition, boolean refused) {
+        if (refused) {
+            throw new NewNameRefused();
+        }
         PositionImpl start = initialPosition == InitialPosition.Earliest ? storage.markDeleted()
                 : recovery.latestStart();
         return new VirtualCursor(start, rules);
@@ -318,20 +341,24 @@ final class SubscriptionEngine {
     /**
      * The managed cursor was reset: every position (those of the consumers the reset disconnected included) starts
      * again from the new mark-delete position, and for the recovery window joins of new names start there too.
+     * Returns the save of those positions, which the reset's answer waits for ({@link #finishReset}).
      */
-    void cursorReset() {
+    CompletableFuture<Void> cursorReset() {
         long now = nanoClock.getAsLong();
         cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
         // The window first, so that the save's join floor is the reset position. Saved at once: a crash before the
         // next periodic save must not bring back positions from before the reset.
         recovery.openAfterReset(retentionNanos() < TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
         positions.changed();
-        positions.saveNow(cursors, now, false);
+        CompletableFuture<Void> saved = positions.saveNow(cursors, now, false);
+        resets.saving(saved);
         post(fanOut::cursorWasReset);
+        return saved;
     }
 
-    void endReset() {
-        resets.end();
+    /** See {@link ResetGate#finish}: the reset ends when {@code stockReset} and the save of its positions are done. */
+    CompletableFuture<Void> finishReset(CompletableFuture<Void> stockReset) {
+        return resets.finish(stockReset, name);
     }
 
     /**

@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The consumers waiting at the tail and the one tail read that serves them all: each entry is read from storage
  * once and written to every waiting consumer, grouped by connection. A failed read is retried with back-off
- * (100 ms doubling to one minute, as stock dispatchers do), except one at entries storage lost, which steps over
- * their ledger ({@link #stepOverLostEntries}); a terminated topic ends the reads, and each consumer at
+ * (100 ms doubling to one minute: see {@link StorageReads#newBackoff}), except one at entries storage lost, which
+ * steps over their ledger ({@link #stepOverLostEntries}); a terminated topic ends the reads, and each consumer at
  * the end is told that it reached the end of the topic once it acknowledged everything ({@link EndOfTopic}).
  *
  * <p>Threading: confined to the subscription's dispatch thread (with its {@link FanOut}); the read callbacks arrive
@@ -223,10 +223,15 @@ final class TailReads extends StorageReads {
         counters.persistedToDispatch.recordNanos(startNanos - arrivedNanos, batch.size());
         Map<ConsumerConnection, ConnectionSend> sends = new IdentityHashMap<>();
         List<BroadcastConsumer> moved = new ArrayList<>();
-        serveWaiting(batch, sends, moved);
-        fanOut.submit(sends, startNanos, batch.size());
-        batch.release();
-        fanOut.placeAll(moved);
+        try {
+            serveWaiting(batch, sends, moved);
+        } finally {
+            // Also when a consumer threw (StorageReads#readEntriesComplete): what was built for the others is sent
+            // (their cursors say it was), and the one that threw is placed again with the consumers moved.
+            fanOut.submit(sends, startNanos, batch.size());
+            batch.release();
+            fanOut.placeAll(moved);
+        }
         if (fanOut.end.isKnown()) {
             // Entries after the end was found: a write confirmed during the termination woke the read that failed
             // at the end (the ledger keeps it on its waiting list).
@@ -269,31 +274,44 @@ final class TailReads extends StorageReads {
             List<BroadcastConsumer> group = byConnection.getValue();
             ConnectionSend send = fanOut.sendFor(byConnection.getKey(), sends); // once per connection, not per consumer
             int kept = 0;
-            for (int i = 0; i < group.size(); i++) {
-                BroadcastConsumer bc = group.get(i);
-                if (lastNormalized == null || bc.cursor.nextLedger() != lastLedger
-                        || bc.cursor.nextEntry() != lastEntry) {
-                    lastLedger = bc.cursor.nextLedger();
-                    lastEntry = bc.cursor.nextEntry();
-                    lastNormalized = fanOut.storage.normalize(bc.cursor.next());
-                }
-                if (lastNormalized.compareTo(batch.get(0).position) < 0) {
-                    // It waits for an entry before this read (the read position moved on while it joined): serving
-                    // it from here would skip that entry. It goes to the window or a catch-up read instead.
-                    moved.add(bc);
-                    continue;
-                }
-                fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, send);
-                int toFrontier = bc.cursor.compareNextTo(frontier);
-                if (bc.cursor.permits() > 0 && toFrontier >= 0) {
-                    atFrontier |= toFrontier == 0;
-                    if (kept != i) { // a store into the long-lived list only where it changes (G1 card marks)
-                        group.set(kept, bc);
+            int i = 0;
+            try {
+                for (; i < group.size(); i++) {
+                    BroadcastConsumer bc = group.get(i);
+                    if (lastNormalized == null || bc.cursor.nextLedger() != lastLedger
+                            || bc.cursor.nextEntry() != lastEntry) {
+                        lastLedger = bc.cursor.nextLedger();
+                        lastEntry = bc.cursor.nextEntry();
+                        lastNormalized = fanOut.storage.normalize(bc.cursor.next());
                     }
-                    kept++;
-                } else {
-                    moved.add(bc);
+                    if (lastNormalized.compareTo(batch.get(0).position) < 0) {
+                        // It waits for an entry before this read (the read position moved on while it joined): serving
+                        // it from here would skip that entry. It goes to the window or a catch-up read instead.
+                        moved.add(bc);
+                        continue;
+                    }
+                    fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, send);
+                    int toFrontier = bc.cursor.compareNextTo(frontier);
+                    if (bc.cursor.permits() > 0 && toFrontier >= 0) {
+                        atFrontier |= toFrontier == 0;
+                        if (kept != i) { // a store into the long-lived list only where it changes (G1 card marks)
+                            group.set(kept, bc);
+                        }
+                        kept++;
+                    } else {
+                        moved.add(bc);
+                    }
                 }
+            } catch (RuntimeException | Error e) {
+                // The lists stay whole (a read-only review, forty-fourth session): those before the one that threw
+                // were kept or moved, it is moved, those after it still wait.
+                moved.add(group.get(i));
+                waitingCount -= i + 1 - kept;
+                group.subList(kept, i + 1).clear();
+                if (group.isEmpty()) {
+                    groups.remove();
+                }
+                throw e;
             }
             waitingCount -= group.size() - kept;
             group.subList(kept, group.size()).clear();

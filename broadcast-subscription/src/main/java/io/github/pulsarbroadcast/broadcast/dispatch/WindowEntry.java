@@ -52,15 +52,39 @@ final class WindowEntry {
      * {@code storage} tells which transactions were aborted.
      */
     static WindowEntry of(Entry entry, SubscriptionStorage storage) {
-        ByteBuf data = flat(entry.getDataBuffer());
-        PositionImpl position = PositionImpl.get(entry.getLedgerId(), entry.getEntryId());
-        entry.release();
+        ByteBuf data;
+        PositionImpl position;
+        try {
+            data = flat(entry.getDataBuffer());
+            position = PositionImpl.get(entry.getLedgerId(), entry.getEntryId());
+        } finally {
+            entry.release(); // on every path: the caller never releases an entry handed to this method
+        }
+        try {
+            return parse(position, data, storage);
+        } catch (RuntimeException | Error e) {
+            data.release();
+            throw e;
+        }
+    }
+
+    private static WindowEntry parse(PositionImpl position, ByteBuf data, SubscriptionStorage storage) {
         // Parse on the buffer itself and restore its reader index: it is ours alone until the window shares it.
         // (A duplicate() of a pooled slice does not keep the slice's indexes, so it cannot be parsed reliably.)
         int start = data.readerIndex();
-        Commands.skipBrokerEntryMetadataIfExist(data);
-        int brokerMetadataLength = data.readerIndex() - start;
-        MessageMetadata metadata = Commands.peekMessageMetadata(data, "broadcast", -1);
+        int brokerMetadataLength = 0;
+        MessageMetadata metadata = null;
+        try {
+            Commands.skipBrokerEntryMetadataIfExist(data);
+            brokerMetadataLength = data.readerIndex() - start;
+            metadata = Commands.peekMessageMetadata(data, "broadcast", -1);
+        } catch (RuntimeException e) {
+            // Fewer bytes than a broker entry metadata header, or one with an impossible size: no message at all
+            // (a client writing raw frames can publish one). Stock parses inside its catch-all and drops the entry;
+            // this threw out of the fan-out pass, leaked the read's buffers and stopped the tail read (regression,
+            // forty-fourth session, found by a read-only review).
+            brokerMetadataLength = 0;
+        }
         data.readerIndex(start);
         int messages = metadata != null && metadata.hasNumMessagesInBatch() ? metadata.getNumMessagesInBatch() : 1;
         return new WindowEntry(position, data, brokerMetadataLength, Math.max(messages, 1),

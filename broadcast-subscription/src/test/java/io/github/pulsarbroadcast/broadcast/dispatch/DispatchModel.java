@@ -6,6 +6,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 
 /**
@@ -64,6 +65,10 @@ final class DispatchModel {
     /** Where an operator last moved the subscription (skip, reset-cursor): all up to it counts as acknowledged. */
     PositionImpl floor;
     boolean resetPending;
+    /** The store's count of saves when the last reset's own save failed, or -1 (see {@link #resetUnsaved}). */
+    private int resetUnsavedAtSaves = -1;
+    /** The operators' floor before the first reset since the last save that worked whose own save failed. */
+    PositionImpl floorBeforeUnsavedReset;
     /** Crashes and reset-cursors so far: the two events that may move a retained position back. */
     int rewinds;
     private PositionImpl markDeletedAtResetStart;
@@ -79,14 +84,22 @@ final class DispatchModel {
      * restored ones are still kept the grace.
      */
     DispatchModel(long seed, int retentionSeconds) {
-        this(seed, retentionSeconds, (seed & 1) == 0);
+        this(seed, retentionSeconds, (seed & 1) == 0, (seed & 2) == 0);
     }
 
     /**
      * As above; {@code outOfOrder}: storage answers in any order (the default for even seeds). A schedule recorded
-     * before the forty-third session, when storage answered in order, replays with false.
+     * before the forty-third session, when storage answered in order and every save succeeded, replays with false.
      */
     DispatchModel(long seed, int retentionSeconds, boolean outOfOrder) {
+        this(seed, retentionSeconds, outOfOrder, false);
+    }
+
+    /**
+     * As above; {@code failedSaves}: one save in six fails as the metadata store fails one, and a graceful move's save
+     * on close in four (the default for seeds whose second bit is clear, since the forty-fourth session).
+     */
+    DispatchModel(long seed, int retentionSeconds, boolean outOfOrder, boolean failedSaves) {
         this.seed = seed;
         this.retentionNanos = retentionSeconds * 1_000_000_000L;
         this.rnd = new Random(seed);
@@ -97,6 +110,9 @@ final class DispatchModel {
         // Its own stream too; in half the schedules storage answers out of order (forty-third session).
         if (outOfOrder) {
             ledger.answerOutOfOrder(new Random(seed ^ 0x2545F4914F6CDD1DL));
+        }
+        if (failedSaves) {
+            positions.saveFaults = new Random(seed ^ 0x5AFE5AFEL); // and its own (forty-fourth session)
         }
         this.config = ModelHarness.config(1 + rnd.nextInt(12), 1 + rnd.nextInt(8), GRACE_SECONDS, retentionSeconds,
                 rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3) : 1000, rnd.nextInt(5) == 0 ? 0 : 1000 + rnd.nextInt(9000));
@@ -230,8 +246,21 @@ final class DispatchModel {
         PositionImpl to = all.isEmpty() || rnd.nextInt(4) == 0 ? PositionImpl.get(3, -1)
                 : all.get(rnd.nextInt(all.size()));
         ledger.resetTo(to);
+        int failedBefore = positions.failedSaves;
         engine.cursorReset();
-        engine.endReset();
+        boolean saveFailed = positions.failedSaves != failedBefore; // the store's word, not the engine's
+        CompletableFuture<Void> answer = engine.finishReset(CompletableFuture.completedFuture(null));
+        check(answer.isDone() && answer.isCompletedExceptionally() == saveFailed, "the reset's answer ("
+                + answer + ") does not tell whether its save failed (" + saveFailed + ")");
+        if (saveFailed) {
+            // The operator is told; until a save works, a crash may bring back positions from before the reset.
+            if (!resetUnsaved()) { // after two failed resets with no save between, the first one's positions count
+                consumers.identities.values().forEach(id -> id.ackedBeforeUnsavedReset = id.cumAcked);
+                floorBeforeUnsavedReset = floor;
+            }
+            resetUnsavedAtSaves = positions.saves;
+            note("its save failed: the reset answers an error");
+        }
         resetPending = false;
         rewinds++;
         floor = to;
@@ -239,7 +268,7 @@ final class DispatchModel {
         // Every retained position starts again at the reset position, retained from now. Saved expiry times are
         // whole seconds, so a position restored from a save may be kept up to a second longer than the model's
         // retention: within that second the engine's own save at the reset tells (seed 3235706080123355).
-        Set<String> keptByEngine = positions.savedNames();
+        Set<String> keptByEngine = positions.capturedNames();
         for (ModelIdentity id : consumers.identities.values()) {
             if (id.retained() || (id.retainedFor(-1_000) && keptByEngine.contains(id.name))) {
                 id.startAt(to);
@@ -252,6 +281,22 @@ final class DispatchModel {
             }
         }
         note("reset to " + to);
+    }
+
+    /**
+     * The store's count of saves when a reopen's save failed (the store may still hold the failed close's save on
+     * close), or -1; see {@link #newNamesRefused}.
+     */
+    int reopenUnsavedAtSaves = -1;
+
+    /** Whether new names are refused: a reopen's save failed and no save has worked since, on this owner. */
+    boolean newNamesRefused() {
+        return reopenUnsavedAtSaves >= 0 && reopenUnsavedAtSaves == positions.saves;
+    }
+
+    /** Whether the last reset answered an error because its save failed, and no save has worked since. */
+    boolean resetUnsaved() {
+        return resetUnsavedAtSaves >= 0 && resetUnsavedAtSaves == positions.saves;
     }
 
     // ----- checks -----

@@ -74,10 +74,24 @@ public class DispatchModelTest {
         2802040778097299L, 1294864897593036L, 3619332101975234L, 3235706080123355L,
         3043750001251942L, 20261183783467L, 20261183784282L, 1314848850539540L, 759256962765227L};
 
+    /**
+     * Found since the forty-fourth session, when saves began to fail and malformed entries to be read (each replays
+     * with the faults its seed draws): {seed, retention in seconds}. 20261183783817: a reset whose save failed
+     * answered success, and a crash undid it (ResetAnswerTest). 20261207788097: a reopen whose save failed accepted
+     * a new consumer, which a crash brought back at the tail (StartAfterFailureTest). 20261207831040 (retention 0): a
+     * livelock of the model's own (its mark-delete did not move the read position forward, as stock's does).
+     * 20261208804500: the model's reference kept the lowered operators' floor of a reset a crash undid.
+     */
+    private static final long[][] REGRESSIONS_WITH_FAULTS = {{20261183783817L, 60}, {20261207788097L, 60},
+        {20261207831040L, 0}, {20261208804500L, 60}};
+
     @Test(groups = "unit", timeOut = 60_000)
     public void schedulesThatOnceFailed() {
         for (long seed : REGRESSIONS) {
             new DispatchModel(seed, DispatchModel.GRACE_SECONDS, false).run(STEPS); // recorded with answers in order
+        }
+        for (long[] recorded : REGRESSIONS_WITH_FAULTS) {
+            new DispatchModel(recorded[0], (int) recorded[1]).run(STEPS);
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.BeforeMethod;
@@ -226,7 +227,7 @@ public class EndOfTopicTest {
         engine.beginReset();
         ledger.resetTo(PositionImpl.get(LEDGER, -1));
         engine.cursorReset();
-        engine.endReset();
+        engine.finishReset(CompletableFuture.completedFuture(null)).join();
         world.settle(ledger);
     }
 

@@ -35,6 +35,7 @@ final class ModelDrain {
             model.resetStep();
         }
         ledger.failNextReads = 0;
+        model.positions.saveFaults = null;
         ledger.transactions.endAll(); // what open transactions held may be read now
         if (consumers.sessions.isEmpty()) {
             consumers.join(ModelConsumers.NAMES[0], InitialPosition.Earliest);
@@ -42,9 +43,11 @@ final class ModelDrain {
         int idleRounds = 0;
         for (int round = 0; round < 2_000; round++) {
             boolean busy = false;
-            while (world.runOne() || ledger.completeOne()) {
+            for (int steps = 0; world.runOne() || ledger.completeOne(); steps++) {
                 busy = true;
                 model.checkNoLoss();
+                model.check(steps < 100_000, "livelock: 100,000 dispatch tasks and storage answers without a pause"
+                        + " (" + stuck() + ")");
             }
             for (ModelSession s : consumers.sessions) {
                 if (!s.inbox.isEmpty()) {
@@ -59,7 +62,10 @@ final class ModelDrain {
                 }
             }
             if (!busy) {
-                if (done()) {
+                if (consumers.sessions.isEmpty()) {
+                    consumers.join(ModelConsumers.NAMES[0], InitialPosition.Earliest); // refused while a save is due
+                }
+                if (!consumers.sessions.isEmpty() && done()) {
                     return;
                 }
                 if (++idleRounds % 10 == 0) {

@@ -56,6 +56,11 @@ final class ModelIdentity {
      */
     PositionImpl confirmedCum;
     final Set<PositionImpl> confirmed = new HashSet<>();
+    /**
+     * Its acknowledged position just before the last reset-cursor whose save failed (null: none, or it had none): a
+     * crash before the next save that works may undo that reset, and bring it back as far as this.
+     */
+    PositionImpl ackedBeforeUnsavedReset;
 
     /** The name {@code name}, on the model's clock ({@code world}) and ledger. */
     ModelIdentity(String name, ModelHarness world, ModelLedger ledger) {

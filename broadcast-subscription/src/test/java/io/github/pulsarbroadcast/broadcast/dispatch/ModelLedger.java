@@ -441,6 +441,13 @@ final class ModelLedger implements SubscriptionStorage {
     public void markDelete(PositionImpl position) {
         if (position.compareTo(markDeleted) > 0) {
             markDeleted = position;
+            // As ManagedCursorImpl.setAcknowledgedPosition: a read position at or below the new mark-delete position
+            // moves to the entry after it (forty-fourth session: without it, an answer that could not move the read
+            // position past the mark-delete left it there, and the tail read the same entry for ever; a model error,
+            // found once failed saves and malformed entries were played: seed 20261207831040, retention 0).
+            if (readPosition.compareTo(markDeleted) <= 0) {
+                readPosition = next(markDeleted);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import io.github.pulsarbroadcast.broadcast.positions.SnapshotCodec;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
@@ -13,7 +14,9 @@ import java.util.function.LongSupplier;
 /**
  * The model tests' position store: saves go through the real codec and apply at once (the model's crash is a
  * broker that dies between two saves, not during one). As {@code MetadataPositionStore}, a load takes the state over
- * and so clears its "saved on close" mark; a load made to fail ({@link #failNextLoad}) does not.
+ * and so clears its "saved on close" mark; a load made to fail ({@link #failNextLoad}) does not. A save may fail as
+ * the metadata store fails one (its future fails, nothing is written): drawn from {@link #saveFaults}, or forced for
+ * the next save by {@link #nextSaveFails}.
  *
  * <p>Threading: single-threaded, like the model.
  */
@@ -30,6 +33,14 @@ final class ModelPositionStore implements PositionStore {
     Error failNextSave;
     /** The next load fails (the metadata store did not answer), then cleared. */
     boolean failNextLoad;
+    /** Draws whether a save fails (one in six); null: saves fail only when forced. */
+    Random saveFaults;
+    /** Whether the next save fails, whatever {@link #saveFaults} would draw (null: draw), then cleared. */
+    Boolean nextSaveFails;
+    /** Saves that failed so far. */
+    int failedSaves;
+    /** The names of the last save handed over, whether it worked or not. */
+    private final Set<String> captured = new HashSet<>();
     /** When the last save was made (the wall clock's milliseconds). */
     private long savedAtMillis;
     private final LongSupplier wallClock;
@@ -64,6 +75,11 @@ final class ModelPositionStore implements PositionStore {
         return names;
     }
 
+    /** The names of the last save handed over, whether it worked or not. */
+    Set<String> capturedNames() {
+        return new HashSet<>(captured);
+    }
+
     @Override
     public CompletableFuture<Loaded> load() {
         if (failNextLoad) {
@@ -89,6 +105,14 @@ final class ModelPositionStore implements PositionStore {
             Error e = failNextSave;
             failNextSave = null;
             throw e;
+        }
+        captured.clear();
+        positions.forEach(p -> captured.add(p.name()));
+        Boolean forced = nextSaveFails;
+        nextSaveFails = null;
+        if (forced != null ? forced : saveFaults != null && saveFaults.nextInt(6) == 0) {
+            failedSaves++;
+            return CompletableFuture.failedFuture(new IllegalStateException("simulated: the save did not complete"));
         }
         savedOnClose = onClose;
         savedAtMillis = wallClock.getAsLong();

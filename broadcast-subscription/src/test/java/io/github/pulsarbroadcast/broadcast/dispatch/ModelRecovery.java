@@ -79,12 +79,19 @@ final class ModelRecovery {
         boolean crash = model.rnd.nextBoolean();
         // A graceful close that fails half-way (stock resumeAfterFence): the subscription resumes on this broker.
         boolean closeFails = !crash && model.config.positionSyncIntervalMs() > 0 && faults.nextInt(4) == 0;
-        model.note(crash ? "crash" : closeFails ? "close fails half-way" : "reload");
         if (crash) {
             model.engine.deleting(true); // a crashed broker saves nothing more
+        } else if (positions.saveFaults != null) {
+            // A graceful move whose save on close fails: the close goes on, and the new owner has only the last save
+            // that worked, as after a crash. A close that fails half-way keeps its capture (its reference needs it).
+            positions.nextSaveFails = !closeFails && faults.nextInt(4) == 0;
         }
-        model.engine.close();
+        boolean closeSaveFailed = model.engine.close().isCompletedExceptionally();
+        model.note(crash ? "crash" : closeFails ? "close fails half-way" : closeSaveFailed
+                ? "reload, its save on close failed" : "reload");
+        positions.nextSaveFails = null;
         model.consumers.leaveAll();
+        crash |= closeSaveFailed; // from here on, for what the new owner restores
         if (crash) {
             model.rewinds++; // after the leaves: what they left with may come back lower
             model.consumers.identities.values().forEach(ModelIdentity::forgetConfirmed);
@@ -98,7 +105,12 @@ final class ModelRecovery {
             // the reopen's own save, whose expiry times are rounded to whole seconds), with the recovery window at
             // the mark-delete position for anything since.
             positionsRestored(false, positions.saved != null && !positions.saved.isEmpty());
+            int failedBefore = positions.failedSaves;
             model.engine.reopen();
+            if (positions.failedSaves != failedBefore) {
+                model.reopenUnsavedAtSaves = positions.saves;
+                model.note("its save at the reopen failed");
+            }
             reopenWindow();
             return;
         }
@@ -126,6 +138,7 @@ final class ModelRecovery {
         positionsRestored(crash, model.config.positionSyncIntervalMs() > 0 && positions.saved != null
                 && !positions.saved.isEmpty());
         model.engine = newEngine(start);
+        model.reopenUnsavedAtSaves = -1; // a new owner's own state
     }
 
     /**
@@ -135,6 +148,12 @@ final class ModelRecovery {
     private void positionsRestored(boolean crash, boolean restore) {
         Set<String> saved = restore ? positions.savedNames() : Set.of();
         PositionImpl markDeleted = ledger.markDeleted();
+        // A reset that answered an error (its save failed) and no save since: the last save is from before it.
+        boolean resetUndone = crash && model.resetUnsaved();
+        if (resetUndone) {
+            // The join floor the last save holds is from before the reset too: new names start at or past it.
+            model.floor = max(model.floor, model.floorBeforeUnsavedReset);
+        }
         for (ModelIdentity id : model.consumers.identities.values()) {
             boolean wasRetained = id.retained();
             // Unsaved at a crash, or still so at a graceful move inside the window a crash opened.
@@ -147,13 +166,18 @@ final class ModelRecovery {
             }
             id.dropped |= !saved.contains(id.name);
             if (saved.contains(id.name)) {
-                if (!wasRetained || id.freshAtSave == positions.saves) {
+                if (!wasRetained || id.freshAtSave == positions.saves || resetUndone) {
                     // Its retention ran out before the crash, but the last save still held it: the new owner brings
                     // the saved position back, no lower than the mark-delete (seed 3619332101975234). The same when
                     // the name started afresh after its retention ran out and no save followed: the last save holds
                     // its earlier position, which it had acknowledged (seed 3043750001251942).
                     adoptSaved(id, markDeleted);
                 }
+            } else if (resetUndone && id.ackedBeforeUnsavedReset != null && id.cumAcked != null) {
+                // Not in that save: the join floor it holds is from before the reset too.
+                id.ack(id.ackedBeforeUnsavedReset, true);
+            }
+            if (saved.contains(id.name)) {
                 // A restored position keeps the expiry the save recorded, but at least the reconnect grace from the
                 // load; one saved while its consumer was connected is retained for the retention from the load, also
                 // at least the grace (a retention shorter than the grace, 0 included).

@@ -3,6 +3,7 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 import static org.testng.Assert.assertEquals;
 
 import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
+import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.Test;
@@ -39,7 +40,7 @@ public class SkipInRecoveryWindowTest {
         SubscriptionEngine engine = engine(world, ledger, false);
         engine.beginReset();
         engine.cursorReset(); // at the mark-delete position: the window opens, every position restarts there
-        engine.endReset();
+        engine.finishReset(CompletableFuture.completedFuture(null)).join();
         joinAndAck(world, ledger, engine, 8);
         engine.syncBeforeSkip();
         assertEquals(ledger.markDeleted(), PositionImpl.get(LEDGER, 8), "up to the only consumer's acknowledged");
@@ -60,7 +61,7 @@ public class SkipInRecoveryWindowTest {
         PositionImpl before = ledger.markDeleted();
         engine.beginReset();
         engine.cursorReset();
-        engine.endReset();
+        engine.finishReset(CompletableFuture.completedFuture(null)).join();
         engine.leave(away); // retention 0: its position is not kept
         world.runAll();
         joinAndAck(world, ledger, engine, 8);
@@ -83,7 +84,7 @@ public class SkipInRecoveryWindowTest {
                 .unlimited(), world, () -> world.nowNanos, new SubscriptionStart(store, null, false));
         first.beginReset();
         first.cursorReset();
-        first.endReset();
+        first.finishReset(CompletableFuture.completedFuture(null)).join();
         BroadcastConsumer car = joinAndAck(world, ledger, first, 8);
         first.close().join();
         first.leave(car);

@@ -4,6 +4,7 @@ import static org.testng.Assert.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.BeforeMethod;
@@ -56,7 +57,7 @@ public class StaleCatchUpReadTest {
         engine.beginReset();
         ledger.resetTo(PositionImpl.get(3, -1));
         engine.cursorReset();
-        engine.endReset();
+        engine.finishReset(CompletableFuture.completedFuture(null)).join();
         settle();
         BroadcastConsumer liveAgain = engine.join(3, "live", ModelHarness.discarding(), InitialPosition.Earliest, 0);
         settle();

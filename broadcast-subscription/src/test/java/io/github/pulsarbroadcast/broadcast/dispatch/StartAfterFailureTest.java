@@ -12,6 +12,7 @@ import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.apache.pulsar.broker.service.BrokerServiceException.ServiceUnitNotReadyException;
+import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionFencedException;
 import org.apache.pulsar.broker.service.BrokerServiceException.TopicFencedException;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.Test;
@@ -101,5 +102,40 @@ public class StartAfterFailureTest {
         assertFalse(store.savedOnClose);
         assertTrue(StartDecision.decide(store, store.load().join(), world.wallMillis(), CONFIG, "[t][s]")
                 .recovering, "a crash before the next periodic save opens the next owner's window");
+    }
+
+    /**
+     * The same, when the reopen's own save fails (the metadata store did not answer): the store still says saved on
+     * close, so a consumer new to the subscription is refused until a save works; one that left at the close resumes
+     * (regression, forty-fourth session, found by the dispatch model once saves could fail: seed 20261207788097, the
+     * new consumer came back after a crash at the tail).
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aReopenWhoseSaveFailsRefusesNewNamesUntilASaveWorks() throws Exception {
+        ModelHarness world = new ModelHarness();
+        ModelPositionStore store = new ModelPositionStore(world::wallMillis);
+        SubscriptionEngine engine = new SubscriptionEngine("persistent://t/ns/reopen", "fleet", -1,
+                new ModelLedger(3, 5), CONFIG, WindowBudget.unlimited(), world, () -> world.nowNanos,
+                new SubscriptionStart(store, null, false));
+        BroadcastConsumer car = engine.join(1, "car-a", ModelHarness.discarding(), InitialPosition.Earliest, 0);
+        engine.close().join();
+        engine.leave(car);
+        store.nextSaveFails = true;
+
+        engine.reopen();
+
+        assertTrue(store.savedOnClose, "the reopen's save failed");
+        SubscriptionFencedException refused = expectThrows(SubscriptionFencedException.class,
+                () -> engine.join(2, "car-b", ModelHarness.discarding(), InitialPosition.Latest, 0));
+        assertTrue(refused.getMessage().contains("car-b (new to it) is refused until a save works"),
+                refused.getMessage());
+        BroadcastConsumer back = engine.join(3, "car-a", ModelHarness.discarding(), InitialPosition.Latest, 0);
+        assertTrue(back.resumed, "a name the save on close holds resumes");
+        world.advance(60_000); // past the sync interval: the next sync saves (the reopen left it to do)
+        engine.sync();
+        world.runAll();
+        assertFalse(store.savedOnClose, "a periodic save worked");
+        assertTrue(engine.join(4, "car-b", ModelHarness.discarding(), InitialPosition.Latest, 0) != null,
+                "accepted once a save worked");
     }
 }

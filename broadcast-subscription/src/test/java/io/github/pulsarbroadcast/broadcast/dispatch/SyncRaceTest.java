@@ -9,6 +9,7 @@ import io.github.pulsarbroadcast.broadcast.cursor.AckResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.Test;
@@ -94,7 +95,7 @@ public class SyncRaceTest {
                 engine.beginReset();
                 ledger.resetTo(PositionImpl.get(LEDGER, 2));
                 engine.cursorReset();
-                engine.endReset();
+                engine.finishReset(CompletableFuture.completedFuture(null)).join();
             }, "resetter");
             resetter[0].start();
             await().atMost(Duration.ofSeconds(20)).until(() -> resetter[0].getState() == Thread.State.TERMINATED

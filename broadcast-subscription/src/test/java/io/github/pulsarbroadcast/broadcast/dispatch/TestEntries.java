@@ -53,6 +53,19 @@ final class TestEntries {
         return e;
     }
 
+    /**
+     * An entry at {@code ledger:entry} that is no Pulsar message at all, as a client writing raw frames can publish
+     * (shape 0: one byte; 1: the broker-entry-metadata magic with an impossible size; 2: no byte).
+     */
+    static Entry malformed(long ledger, long entry, int shape) {
+        ByteBuf data = Unpooled.buffer(8); // not Unpooled.EMPTY_BUFFER, which is never released
+        data.writeBytes(shape == 0 ? new byte[] {0x0e} : shape == 1
+                ? new byte[] {0x0e, 0x02, 0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff} : new byte[0]);
+        Entry e = EntryImpl.create(ledger, entry, data);
+        data.release();
+        return e;
+    }
+
     /** Storage for parsing entries: no transaction aborted. */
     static SubscriptionStorage storage() {
         return new ModelLedger(1, 1000);

@@ -15,7 +15,9 @@ import java.util.StringJoiner;
 /**
  * Fetches one page of the consumer listing from a broker's web service URL. A 307 from a broker that does not own
  * the topic is followed (at most {@value #MAX_REDIRECTS} times) with the same {@code Authorization} header, as
- * {@code pulsar-admin} follows the stock admin API's redirects.
+ * {@code pulsar-admin} follows the stock admin API's redirects; never from {@code https} to {@code http}, which would
+ * send the token in clear (Java's {@code HttpURLConnection}, under {@code pulsar-admin}'s client, does not follow
+ * such a redirect either).
  *
  * <p>Threading: immutable; any thread.
  */
@@ -60,6 +62,16 @@ final class ListingClient {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
+    /** Where a redirect from {@code current} to {@code location} leads; refused from https to anything else. */
+    static String redirect(String current, String location) throws IOException {
+        URI next = URI.create(current).resolve(location);
+        if ("https".equalsIgnoreCase(URI.create(current).getScheme()) && !"https".equalsIgnoreCase(next.getScheme())) {
+            throw new IOException(current + " redirected to " + next + ": not followed from https to "
+                    + next.getScheme() + " (the request's credentials would travel in clear)");
+        }
+        return next.toString();
+    }
+
     Answer get(String url) throws IOException, InterruptedException {
         String current = url;
         for (int hop = 0; ; hop++) {
@@ -71,7 +83,7 @@ final class ListingClient {
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
             String location = response.headers().firstValue("Location").orElse(null);
             if (response.statusCode() / 100 == 3 && location != null && hop < MAX_REDIRECTS) {
-                current = URI.create(current).resolve(location).toString();
+                current = redirect(current, location);
                 continue;
             }
             return new Answer(response.statusCode(), response.body(), current);
