@@ -81,7 +81,7 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         super(pulsar, listenerName);
         this.service = service;
         this.preparation = new SubscribePreparation(this, installer);
-        this.answers = new SubscribeAnswers(getCommandSender(), failures);
+        this.answers = new SubscribeAnswers(this::getCommandSender, failures);
         this.ackGate = new AckGate(service.config().maxPendingAcksPerConnection(), AckGate.Reads.of(
                 this::disableCnxAutoRead, this::enableCnxAutoRead, task -> ctx().executor().execute(task)),
                 service.ackReadPauses());

@@ -4,6 +4,7 @@ import io.github.pulsarbroadcast.broadcast.BroadcastMode;
 import io.github.pulsarbroadcast.broadcast.dispatch.BroadcastSubscription;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.PulsarCommandSender;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
@@ -24,17 +25,22 @@ final class SubscribeAnswers {
     /** The connection handler's logger: these lines kept its name when they moved here. */
     private static final Logger log = LoggerFactory.getLogger(BroadcastServerCnx.class);
 
-    private final PulsarCommandSender sender;
+    /**
+     * The connection's command sender, read when an answer is sent: stock makes it in {@code channelActive}, after the
+     * connection handler is constructed (the first version took it in the constructor: null, and every refusal closed
+     * the connection instead; caught by the integration suite, forty-fourth session).
+     */
+    private final Supplier<PulsarCommandSender> sender;
     private final SubscribeFailures failures;
 
-    SubscribeAnswers(PulsarCommandSender sender, SubscribeFailures failures) {
+    SubscribeAnswers(Supplier<PulsarCommandSender> sender, SubscribeFailures failures) {
         this.sender = sender;
         this.failures = failures;
     }
 
     /** As stock answers a subscribe whose consumer id is still being created on this connection. */
     void alreadyPresent(CommandSubscribe subscribe) {
-        sender.sendErrorResponse(subscribe.getRequestId(), ServerError.ServiceNotReady,
+        sender.get().sendErrorResponse(subscribe.getRequestId(), ServerError.ServiceNotReady,
                 "Consumer is already present on the connection");
     }
 
@@ -42,7 +48,7 @@ final class SubscribeAnswers {
     void refused(String topic, CommandSubscribe subscribe, SocketAddress remote, String problem) {
         log.warn("[{}][{}] Refused broadcast subscribe from {}: {}", topic, subscribe.getSubscription(), remote,
                 problem);
-        sender.sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError, problem);
+        sender.get().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError, problem);
     }
 
     /** As stock: a failed authorization check (not just a "no") is an authorization error to the client. */
@@ -50,14 +56,14 @@ final class SubscribeAnswers {
         Throwable cause = causeOf(error);
         log.warn("[{}][{}] Authorization check failed for role {}: {}", subscribe.getTopic(),
                 subscribe.getSubscription(), role, cause.getMessage());
-        sender.sendErrorResponse(subscribe.getRequestId(), ServerError.AuthorizationError, cause.getMessage());
+        sender.get().sendErrorResponse(subscribe.getRequestId(), ServerError.AuthorizationError, cause.getMessage());
     }
 
     /** The preparation of a broadcast subscribe failed: the client gets stock's error code for the cause. */
     void failed(CommandSubscribe subscribe, Throwable error) {
         Throwable cause = causeOf(error);
         failures.log(subscribe.getTopic(), subscribe.getSubscription(), cause);
-        sender.sendErrorResponse(subscribe.getRequestId(), BrokerServiceException.getClientErrorCode(cause),
+        sender.get().sendErrorResponse(subscribe.getRequestId(), BrokerServiceException.getClientErrorCode(cause),
                 cause.getMessage());
     }
 
@@ -71,7 +77,7 @@ final class SubscribeAnswers {
         }
         log.warn("[{}][{}] Refused consumer {} without {}: the subscription is a broadcast subscription",
                 subscribe.getTopic(), subscribe.getSubscription(), subscribe.getConsumerName(), BroadcastMode.KEY);
-        sender.sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError,
+        sender.get().sendErrorResponse(subscribe.getRequestId(), ServerError.NotAllowedError,
                 BroadcastMode.howToJoin(subscribe.getSubscription()));
         return true;
     }

@@ -264,7 +264,13 @@ public final class BroadcastDispatcher implements Dispatcher {
      */
     @Override
     public CompletableFuture<Void> close() {
-        CompletableFuture<Void> saved = engine.close().orTimeout(CLOSE_SAVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        CompletableFuture<Void> closing;
+        try {
+            closing = engine.close();
+        } catch (RuntimeException e) { // thrown inside stock's synchronized disconnect, it would hang the unload
+            closing = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> saved = closing.orTimeout(CLOSE_SAVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .exceptionally(e -> {
                     log.warn("{} Saving consumer positions on close failed: {}", engine.name(), e.toString());
                     return null;

@@ -21,7 +21,8 @@ public interface ConsumerConnection {
      * Runs {@code send} on this connection's event loop, which writes it and releases it.
      *
      * @throws java.util.concurrent.RejectedExecutionException when the event loop no longer takes tasks; the caller
-     *         then still owns {@code send} and must release it
+     *         then still owns {@code send} and must release it (so for any exception: an implementation throws only
+     *         before it queued the send)
      */
     void submit(ConnectionSend send);
 

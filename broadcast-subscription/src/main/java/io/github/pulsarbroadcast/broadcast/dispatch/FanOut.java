@@ -247,12 +247,21 @@ final class FanOut {
         bc.state = BroadcastConsumer.State.IDLE;
     }
 
-    /** Puts consumers back where they belong after a read served them. */
+    /**
+     * Puts consumers back where they belong after a read served them. One whose placing throws (a defect) stays
+     * {@code IDLE}, where its next flow places it again, and the others are still placed (a review, forty-fourth
+     * session: the rest were left in no list).
+     */
     void placeAll(List<BroadcastConsumer> consumers) {
         for (BroadcastConsumer bc : consumers) {
             if (bc.state != BroadcastConsumer.State.REMOVED) {
                 bc.state = BroadcastConsumer.State.IDLE;
-                place(bc);
+                try {
+                    place(bc);
+                } catch (RuntimeException e) {
+                    bc.state = BroadcastConsumer.State.IDLE;
+                    log.error("{} Placing consumer {} failed; its next flow places it again", name, bc, e);
+                }
             }
         }
     }
@@ -365,8 +374,9 @@ final class FanOut {
                     log.debug("{} Connection no longer takes sends: {}", name, rejected.toString());
                 }
             } catch (RuntimeException failed) {
-                // A defect: the other connections still get theirs; this one's consumers get these entries again
-                // when they ask for a redelivery or reconnect.
+                // A defect (ConsumerConnection.submit throws only before it queues the send): the other connections
+                // still get theirs; this one's consumers, whose cursors count these entries as sent, get them again
+                // only when they reconnect or ask for a redelivery (a client without an ack timeout waits until then).
                 send.abandon();
                 log.error("{} Handing a send to connection {} failed", name, e.getKey(), failed);
             }

@@ -6,6 +6,7 @@ import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,12 +52,16 @@ final class PositionSync {
     /** Set for good when the topic left this broker without closing the subscription ({@link #abandon}). */
     private volatile boolean abandoned;
     /**
-     * Set by {@link #reopen}, cleared by the next save that works: until then the store may still hold the save on
-     * close, which tells the next owner that it knows every consumer, so a consumer new to this subscription meanwhile
-     * would come back after a crash as an unknown name at the tail ({@link SubscriptionEngine#join} refuses such
-     * consumers meanwhile). Volatile: written by the saves' completions, read on subscribe threads.
+     * The number of the {@link #reopen} after which no save has worked yet, or 0: until one captured after it works,
+     * the store may still hold the save on close, which tells the next owner that it knows every consumer, so a
+     * consumer new to this subscription meanwhile would come back after a crash as an unknown name at the tail
+     * ({@link SubscriptionEngine#join} refuses such consumers meanwhile). A number, not a flag: a save captured before
+     * the reopen and completing after it must not clear it (a review). Set under this object's monitor, cleared by the
+     * completion of a save captured after it (compare-and-set, any thread).
      */
-    private volatile boolean closeSaveStale;
+    private final AtomicLong staleSinceReopen = new AtomicLong();
+    /** Reopens so far. Guarded by {@code this}. */
+    private long reopens;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
     private boolean closing;
     /** Whether the last capture dropped ranges. Guarded by {@code this}. */
@@ -127,12 +132,7 @@ final class PositionSync {
         if (saved == null) {
             loop.post(this::notCaptured);
         } else {
-            saved.whenComplete((v, e) -> {
-                if (e == null) {
-                    closeSaveStale = false; // as the store completes it, not later on the dispatch thread
-                }
-                loop.post(() -> saved(e));
-            });
+            saved.whenComplete((v, e) -> loop.post(() -> saved(e)));
         }
     }
 
@@ -161,7 +161,12 @@ final class PositionSync {
         int[] dropped = new int[1];
         List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis(), MAX_SAVED_RANGES, dropped);
         noteDroppedRanges(dropped[0]);
-        return store.save(positions, floor, last);
+        CompletableFuture<Void> saved = store.save(positions, floor, last);
+        long reopen = staleSinceReopen.get();
+        if (reopen != 0 && !last) {
+            saved.thenRun(() -> staleSinceReopen.compareAndSet(reopen, 0)); // captured after that reopen: it works
+        }
+        return saved;
     }
 
     /**
@@ -182,12 +187,15 @@ final class PositionSync {
     synchronized void reopen() {
         closing = false;
         changed = true;
-        closeSaveStale = enabled();
+        staleSinceReopen.set(enabled() ? ++reopens : 0);
     }
 
-    /** See {@link #closeSaveStale}. */
+    /**
+     * See {@link #staleSinceReopen}; false when no save could land anyway (abandoned, or another broker fenced the
+     * store): the refusal would protect nothing there.
+     */
     boolean closeSaveStale() {
-        return closeSaveStale;
+        return staleSinceReopen.get() != 0 && !abandoned && !store.isFenced();
     }
 
     private void saved(Throwable e) {
@@ -225,8 +233,6 @@ final class PositionSync {
         return saved.whenComplete((v, e) -> {
             if (e != null) {
                 changed = true;
-            } else if (!closing) {
-                closeSaveStale = false;
             }
         });
     }

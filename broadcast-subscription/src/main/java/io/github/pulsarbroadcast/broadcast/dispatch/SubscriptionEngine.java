@@ -341,18 +341,29 @@ final class SubscriptionEngine {
     /**
      * The managed cursor was reset: every position (those of the consumers the reset disconnected included) starts
      * again from the new mark-delete position, and for the recovery window joins of new names start there too.
-     * Returns the save of those positions, which the reset's answer waits for ({@link #finishReset}).
+     * Returns the save of those positions, which the reset's answer waits for ({@link #finishReset}): failed when
+     * the subscription closed meanwhile (a topic unload saved the positions from before the reset, and the next owner
+     * resumes those) or when restarting them threw; stock's reset would otherwise never answer (a review).
      */
     CompletableFuture<Void> cursorReset() {
-        long now = nanoClock.getAsLong();
-        cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
-        // The window first, so that the save's join floor is the reset position. Saved at once: a crash before the
-        // next periodic save must not bring back positions from before the reset.
-        recovery.openAfterReset(retentionNanos() < TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
-        positions.changed();
-        CompletableFuture<Void> saved = positions.saveNow(cursors, now, false);
+        CompletableFuture<Void> saved;
+        try {
+            if (closed) {
+                throw new IllegalStateException("the subscription closed during the reset, with the positions from"
+                        + " before it");
+            }
+            long now = nanoClock.getAsLong();
+            cursors.restartAll(storage.markDeleted(), rules, now, now + retentionNanos());
+            // The window first, so that the save's join floor is the reset position. Saved at once: a crash before
+            // the next periodic save must not bring back positions from before the reset.
+            recovery.openAfterReset(retentionNanos() < TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
+            positions.changed();
+            saved = positions.saveNow(cursors, now, false);
+            post(fanOut::cursorWasReset);
+        } catch (RuntimeException e) {
+            saved = CompletableFuture.failedFuture(e);
+        }
         resets.saving(saved);
-        post(fanOut::cursorWasReset);
         return saved;
     }
 

@@ -303,12 +303,19 @@ final class TailReads extends StorageReads {
                     }
                 }
             } catch (RuntimeException | Error e) {
-                // The lists stay whole (a read-only review, forty-fourth session): those before the one that threw
-                // were kept or moved, it is moved, those after it still wait.
-                moved.add(group.get(i));
-                waitingCount -= i + 1 - kept;
-                group.subList(kept, i + 1).clear();
+                // The lists stay whole (two read-only reviews, forty-fourth session): those before the one that threw
+                // were kept or moved; it and everyone not served yet are moved (left waiting, they would wait for a
+                // write after this batch, which the retry reads past).
+                moved.addAll(group.subList(i, group.size()));
+                waitingCount -= group.size() - kept;
+                group.subList(kept, group.size()).clear();
                 if (group.isEmpty()) {
+                    groups.remove();
+                }
+                while (groups.hasNext()) {
+                    List<BroadcastConsumer> rest = groups.next().getValue();
+                    moved.addAll(rest);
+                    waitingCount -= rest.size();
                     groups.remove();
                 }
                 throw e;

@@ -41,6 +41,10 @@ final class ModelPositionStore implements PositionStore {
     int failedSaves;
     /** The names of the last save handed over, whether it worked or not. */
     private final Set<String> captured = new HashSet<>();
+    /** When set, saves wait in {@link #heldSaves} (in the order handed over) until a test runs them. */
+    boolean holdSaves;
+    /** Each runs one held save: applies it and completes its future. */
+    final List<Runnable> heldSaves = new java.util.ArrayList<>();
     /** When the last save was made (the wall clock's milliseconds). */
     private long savedAtMillis;
     private final LongSupplier wallClock;
@@ -114,6 +118,19 @@ final class ModelPositionStore implements PositionStore {
             failedSaves++;
             return CompletableFuture.failedFuture(new IllegalStateException("simulated: the save did not complete"));
         }
+        if (holdSaves) {
+            CompletableFuture<Void> held = new CompletableFuture<>();
+            heldSaves.add(() -> {
+                apply(positions, floor, onClose);
+                held.complete(null);
+            });
+            return held;
+        }
+        apply(positions, floor, onClose);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    private void apply(List<SavedPosition> positions, JoinFloor floor, boolean onClose) {
         savedOnClose = onClose;
         savedAtMillis = wallClock.getAsLong();
         try {
@@ -124,7 +141,6 @@ final class ModelPositionStore implements PositionStore {
             throw new AssertionError("the codec cannot read what it wrote", e);
         }
         saves++;
-        return CompletableFuture.completedFuture(null);
     }
 
     @Override

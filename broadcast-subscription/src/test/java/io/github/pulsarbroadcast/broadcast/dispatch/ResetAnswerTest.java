@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.Test;
 
 /**
@@ -23,11 +24,19 @@ public class ResetAnswerTest {
 
     private static final long LEDGER = 3;
 
+    private ModelHarness world;
+    private ModelPositionStore store;
+    private SubscriptionEngine engine;
+
+    @BeforeMethod(alwaysRun = true)
+    public void newEngine() {
+        world = new ModelHarness();
+        store = new ModelPositionStore(world::wallMillis);
+        engine = engine(world, store);
+    }
+
     @Test(groups = "unit", timeOut = 30_000)
     public void aResetWhoseSaveFailsAnswersAnError() throws Exception {
-        ModelHarness world = new ModelHarness();
-        ModelPositionStore store = new ModelPositionStore(world::wallMillis);
-        SubscriptionEngine engine = engine(world, store);
         engine.beginReset();
         store.nextSaveFails = true;
         CompletableFuture<Void> answer = engine.finishReset(stockResetThatCalls(engine));
@@ -40,9 +49,6 @@ public class ResetAnswerTest {
 
     @Test(groups = "unit", timeOut = 30_000)
     public void aResetWhoseSaveWorksAnswersOnceSaved() throws Exception {
-        ModelHarness world = new ModelHarness();
-        ModelPositionStore store = new ModelPositionStore(world::wallMillis);
-        SubscriptionEngine engine = engine(world, store);
         int savesBefore = store.saves;
         engine.beginReset();
         engine.finishReset(stockResetThatCalls(engine)).join();
@@ -52,9 +58,6 @@ public class ResetAnswerTest {
 
     @Test(groups = "unit", timeOut = 30_000)
     public void aFailedStockResetAnswersItsOwnErrorAndEnds() throws Exception {
-        ModelHarness world = new ModelHarness();
-        ModelPositionStore store = new ModelPositionStore(world::wallMillis);
-        SubscriptionEngine engine = engine(world, store);
         engine.beginReset();
         BrokerServiceException.SubscriptionBusyException busy =
                 new BrokerServiceException.SubscriptionBusyException("simulated: busy");
@@ -62,6 +65,19 @@ public class ResetAnswerTest {
                 () -> engine.finishReset(CompletableFuture.failedFuture(busy)).join());
         assertEquals(e.getCause(), busy, "stock's error, as stock answers it");
         assertJoinsAccepted(engine, world, "the failed reset ended");
+    }
+
+    /**
+     * A topic unload that overtakes the reset saves the positions from before it on close, which the next owner
+     * resumes: the reset answers an error, not success (a review of the fix, forty-fourth session).
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aResetOvertakenByACloseAnswersAnError() throws Exception {
+        engine.beginReset();
+        engine.close().join();
+        CompletableFuture<Void> answer = engine.finishReset(stockResetThatCalls(engine));
+        CompletionException e = expectThrows(CompletionException.class, answer::join);
+        assertTrue(e.getCause().getMessage().contains("closed during the reset"), e.getCause().getMessage());
     }
 
     /** Stock's reset as {@code PersistentSubscription} runs it: the dispatcher is told, then the future completes. */

@@ -88,13 +88,7 @@ public class StartAfterFailureTest {
     public void aSubscriptionReopenedAfterAFailedCloseSavesAtOnceNotOnClose() throws Exception {
         ModelHarness world = new ModelHarness();
         ModelPositionStore store = new ModelPositionStore(world::wallMillis);
-        SubscriptionEngine engine = new SubscriptionEngine("persistent://t/ns/reopen", "fleet", -1,
-                new ModelLedger(3, 5), CONFIG, WindowBudget.unlimited(), world, () -> world.nowNanos,
-                new SubscriptionStart(store, null, false));
-        BroadcastConsumer car = engine.join(1, "car-a", ModelHarness.discarding(), InitialPosition.Earliest, 0);
-        engine.close().join();
-        engine.leave(car);
-        assertTrue(store.savedOnClose);
+        SubscriptionEngine engine = closedAfterCarAJoined(world, store);
 
         engine.reopen();
 
@@ -114,12 +108,7 @@ public class StartAfterFailureTest {
     public void aReopenWhoseSaveFailsRefusesNewNamesUntilASaveWorks() throws Exception {
         ModelHarness world = new ModelHarness();
         ModelPositionStore store = new ModelPositionStore(world::wallMillis);
-        SubscriptionEngine engine = new SubscriptionEngine("persistent://t/ns/reopen", "fleet", -1,
-                new ModelLedger(3, 5), CONFIG, WindowBudget.unlimited(), world, () -> world.nowNanos,
-                new SubscriptionStart(store, null, false));
-        BroadcastConsumer car = engine.join(1, "car-a", ModelHarness.discarding(), InitialPosition.Earliest, 0);
-        engine.close().join();
-        engine.leave(car);
+        SubscriptionEngine engine = closedAfterCarAJoined(world, store);
         store.nextSaveFails = true;
 
         engine.reopen();
@@ -137,5 +126,51 @@ public class StartAfterFailureTest {
         assertFalse(store.savedOnClose, "a periodic save worked");
         assertTrue(engine.join(4, "car-b", ModelHarness.discarding(), InitialPosition.Latest, 0) != null,
                 "accepted once a save worked");
+    }
+
+    /**
+     * A save captured before the reopen and completing after it (a slow metadata store: the periodic save in flight
+     * when the close came) must not let new names in: the save on close may still land after it (found by a review of
+     * the fix above, forty-fourth session: the first version cleared a flag on any save that worked).
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aSaveCapturedBeforeTheReopenDoesNotLetNewNamesIn() throws Exception {
+        ModelHarness world = new ModelHarness();
+        ModelPositionStore store = new ModelPositionStore(world::wallMillis);
+        SubscriptionEngine engine = new SubscriptionEngine("persistent://t/ns/reopen", "fleet", -1,
+                new ModelLedger(3, 5), CONFIG, WindowBudget.unlimited(), world, () -> world.nowNanos,
+                new SubscriptionStart(store, null, false));
+        BroadcastConsumer car = engine.join(1, "car-a", ModelHarness.discarding(), InitialPosition.Earliest, 0);
+        store.holdSaves = true;
+        world.advance(60_000);
+        engine.sync();
+        world.runAll(); // the periodic save: captured, held
+        engine.close(); // the save on close: held behind it
+        engine.leave(car);
+        engine.reopen(); // the reopen's save: held behind both
+        assertEquals(store.heldSaves.size(), 3);
+
+        store.heldSaves.get(0).run(); // the periodic save, captured before the reopen, works
+        world.runAll();
+        expectThrows(SubscriptionFencedException.class,
+                () -> engine.join(2, "car-b", ModelHarness.discarding(), InitialPosition.Latest, 0));
+        store.heldSaves.get(1).run(); // the save on close lands
+        store.heldSaves.get(2).run(); // then the reopen's
+        world.runAll();
+        assertFalse(store.savedOnClose);
+        assertTrue(engine.join(3, "car-b", ModelHarness.discarding(), InitialPosition.Latest, 0) != null);
+    }
+
+    /** A subscription car-a joined, closed (its save on close made) with car-a gone: ready to reopen. */
+    private static SubscriptionEngine closedAfterCarAJoined(ModelHarness world, ModelPositionStore store)
+            throws Exception {
+        SubscriptionEngine engine = new SubscriptionEngine("persistent://t/ns/reopen", "fleet", -1,
+                new ModelLedger(3, 5), CONFIG, WindowBudget.unlimited(), world, () -> world.nowNanos,
+                new SubscriptionStart(store, null, false));
+        BroadcastConsumer car = engine.join(1, "car-a", ModelHarness.discarding(), InitialPosition.Earliest, 0);
+        engine.close().join();
+        engine.leave(car);
+        assertTrue(store.savedOnClose);
+        return engine;
     }
 }
