@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * reset ends, and answers the operator, only when the positions it restarted are saved ({@link #finish}).
  *
  * <p>Threading: {@link #begin} runs on the admin's thread, {@link #end} on the thread that completes the reset's
- * save (or its time-out), {@link #saving} on the thread that completes stock's reset, the rest on the dispatch thread (and
- * {@link #underWay} on subscribe threads). Both counts are guarded by this object's monitor, under which the sync also
+ * save (or its time-out), {@link #saving} on the thread that completes stock's reset, the rest on the dispatch thread
+ * (and {@link #underWay} on subscribe threads). Both counts are guarded by this object's monitor, under which the sync also
  * issues its mark-delete, so a reset that begins after the check cannot slip in before the mark-delete is issued;
  * {@link #underWay} reads the running count without the lock (volatile).
  */
