@@ -259,6 +259,10 @@ final class FanOut {
                 try {
                     place(bc);
                 } catch (RuntimeException e) {
+                    // Out of any list it may have joined before the throw (a read issued after listing it), or it
+                    // would be listed twice at its next placing (a review).
+                    tail.forget(bc);
+                    catchUp.forget(bc);
                     bc.state = BroadcastConsumer.State.IDLE;
                     log.error("{} Placing consumer {} failed; its next flow places it again", name, bc, e);
                 }

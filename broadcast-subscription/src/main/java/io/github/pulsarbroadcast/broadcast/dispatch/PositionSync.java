@@ -228,7 +228,12 @@ final class PositionSync {
             return CompletableFuture.failedFuture(e);
         }
         if (saved == null) {
-            return CompletableFuture.completedFuture(null);
+            // Not captured: the save on close was (again, or by a close that overtook this save). A save that is not
+            // the close's fails then, so that a reset does not answer success with the positions from before it
+            // in the store (a review: the engine's own closed check can be raced).
+            return closing ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(
+                    new IllegalStateException("the subscription closed meanwhile: its save on close holds the"
+                            + " positions from before this save"));
         }
         return saved.whenComplete((v, e) -> {
             if (e != null) {

@@ -381,12 +381,14 @@ final class SubscriptionEngine {
             return CompletableFuture.completedFuture(null);
         }
         long now = nanoClock.getAsLong();
-        // Kept for reopen(): a close or delete that fails half-way resumes the subscription on this broker.
-        positionsAtClose = cursors.save(now, loop.wallMillis(), Integer.MAX_VALUE, null); // in memory: every range
-        CompletableFuture<Void> saved = positions.saveNow(cursors, now, true);
-        closed = true;
-        cursors.dropRetained();
-        return saved;
+        closed = true; // first: a capture that throws must not leave it half-closed (a review)
+        try {
+            // Kept for reopen(): a close or delete that fails half-way resumes the subscription on this broker.
+            positionsAtClose = cursors.save(now, loop.wallMillis(), Integer.MAX_VALUE, null); // in memory: all ranges
+            return positions.saveNow(cursors, now, true);
+        } finally {
+            cursors.dropRetained();
+        }
     }
 
     /** The topic left this broker without closing the subscription: no more saves, for good. */

@@ -68,8 +68,10 @@ public class FailedPassTest {
         ledger.onNextNormalize = () -> {
             throw new IllegalStateException("simulated: a defect in the pass");
         };
+        long failuresBefore = engine.counters().readFailures;
         PositionImpl only = ledger.publish(false);
         world.settle(ledger);
+        assertEquals(engine.counters().readFailures, failuresBefore + 1, "the pass threw");
         world.advance(StorageReads.newBackoff().next() + 1);
         world.settle(ledger);
         assertEquals(gotA, List.of(only), "car-a");

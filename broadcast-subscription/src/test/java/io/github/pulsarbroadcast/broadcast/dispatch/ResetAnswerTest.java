@@ -80,6 +80,22 @@ public class ResetAnswerTest {
         assertTrue(e.getCause().getMessage().contains("closed during the reset"), e.getCause().getMessage());
     }
 
+    /**
+     * The same when the close overtakes the reset between the engine's own closed check and its save (a review of the
+     * fix): the save, refused because the save on close was made, fails the answer.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aSaveOvertakenByTheCloseFails() throws Exception {
+        PositionSync sync = new PositionSync(store, 1000, "[t][s]", world, () -> world.nowNanos,
+                (closing, wallNowMillis) -> null);
+        RetainedCursors cursors = new RetainedCursors();
+        sync.saveNow(cursors, world.nowNanos, true).join(); // the close
+        CompletableFuture<Void> late = sync.saveNow(cursors, world.nowNanos, false);
+        assertTrue(late.isCompletedExceptionally(), "refused after the close, so a reset cannot answer success");
+        assertTrue(sync.saveNow(cursors, world.nowNanos, true).isDone() && !sync.saveNow(cursors, world.nowNanos,
+                true).isCompletedExceptionally(), "a second close save is still nothing to do");
+    }
+
     /** Stock's reset as {@code PersistentSubscription} runs it: the dispatcher is told, then the future completes. */
     private static CompletableFuture<Void> stockResetThatCalls(SubscriptionEngine engine) {
         engine.cursorReset();
