@@ -184,8 +184,7 @@ final class CatchUpReads extends StorageReads {
         succeeded();
         unreadable.remove(requestedFrom.getLedgerId()); // storage serves it (again)
         PositionImpl upTo = requestedUpTo;
-        EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(upTo), fanOut.storage);
-        countRead(batch);
+        EntryBatch batch = take(entries, upTo); // before the range is taken: a throw leaves its consumers listed
         // Everyone whose position lies in the requested range is served from this one read; positions the read
         // skipped were already deleted from the subscription, so those consumers simply move past them. A consumer
         // below the range (it arrived while the read was in flight) waits for a read of its own.
@@ -196,17 +195,43 @@ final class CatchUpReads extends StorageReads {
                 if (bc.isRemoved()) {
                     continue; // its cursor may be resumed by another consumer of the same name: never move it
                 }
-                fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
+                fanOut.sending.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
                 if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(batch.after()) < 0) {
                     bc.cursor.advanceNextTo(batch.after());
                 }
             }
+        } catch (RuntimeException | Error e) {
+            holdAfterFailedPass(e);
+            throw e;
         } finally { // also when a consumer threw (StorageReads#readEntriesComplete): see TailReads#onEntries
-            fanOut.submit(sends);
+            fanOut.sending.submit(sends);
             batch.release();
             fanOut.placeAll(served);
         }
         read();
+    }
+
+    /**
+     * Takes {@code entries} (the read up to {@code upTo}) over as a batch and counts it; on failure nothing stays
+     * referenced, the entries included (a review: the batch leaked when counting threw, the entries when
+     * {@code next} did).
+     */
+    private EntryBatch take(List<Entry> entries, PositionImpl upTo) {
+        PositionImpl after;
+        try {
+            after = fanOut.storage.next(upTo);
+        } catch (RuntimeException | Error e) {
+            entries.forEach(Entry::release);
+            throw e;
+        }
+        EntryBatch batch = EntryBatch.of(entries, after, fanOut.storage); // releases them if it fails
+        try {
+            countRead(batch);
+            return batch;
+        } catch (RuntimeException | Error e) {
+            batch.release();
+            throw e;
+        }
     }
 
     private void countRead(EntryBatch batch) {

@@ -2,12 +2,13 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
 import io.github.pulsarbroadcast.broadcast.WindowBudget;
-import io.github.pulsarbroadcast.broadcast.metrics.PassTiming;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.bookkeeper.mledger.ManagedLedgerException;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.slf4j.Logger;
@@ -44,8 +45,11 @@ final class FanOut {
     final EndOfTopic end;
     private final TailReads tail;
     private final CatchUpReads catchUp;
+    final Sending sending;
 
     private final ArrayDeque<BroadcastConsumer> pending = new ArrayDeque<>();
+    /** Consumers whose placing threw, placed again by the next periodic sync ({@link #placeFailedAgain}). */
+    private final Set<BroadcastConsumer> placingFailed = Collections.newSetFromMap(new IdentityHashMap<>());
     /** Scratch for {@link #applyInbox}. */
     private final ConsumerInbox.Taken inboxTaken = new ConsumerInbox.Taken();
     private boolean servicePassScheduled;
@@ -59,6 +63,7 @@ final class FanOut {
         this.name = name;
         this.window = new EntryWindow(config.windowMaxEntries(), config.windowMaxBytes(), budget);
         this.end = new EndOfTopic(storage);
+        this.sending = new Sending(owner, name);
         this.tail = new TailReads(this);
         this.catchUp = new CatchUpReads(this);
     }
@@ -189,6 +194,7 @@ final class FanOut {
         tail.clear();
         pending.clear();
         catchUp.clear();
+        placingFailed.clear();
     }
 
     // ----- where a consumer waits -----
@@ -249,8 +255,8 @@ final class FanOut {
 
     /**
      * Puts consumers back where they belong after a read served them. One whose placing throws (a defect) stays
-     * {@code IDLE}, where its next flow places it again, and the others are still placed (a review, forty-fourth
-     * session: the rest were left in no list).
+     * {@code IDLE}, where its next flow or the next periodic sync places it again ({@link #placeFailedAgain}), and the
+     * others are still placed (a review, forty-fourth session: the rest were left in no list).
      */
     void placeAll(List<BroadcastConsumer> consumers) {
         for (BroadcastConsumer bc : consumers) {
@@ -264,9 +270,40 @@ final class FanOut {
                     tail.forget(bc);
                     catchUp.forget(bc);
                     bc.state = BroadcastConsumer.State.IDLE;
-                    log.error("{} Placing consumer {} failed; its next flow places it again", name, bc, e);
+                    // One ERROR with its stack per wave, not per consumer: a defect that fails every placing would
+                    // otherwise log every consumer every sync.
+                    if (placingFailed.isEmpty()) {
+                        log.error("{} Placing consumer {} failed; the next periodic sync places it again (further"
+                                + " failures until then at DEBUG)", name, bc, e);
+                    } else if (log.isDebugEnabled()) {
+                        log.debug("{} Placing consumer {} failed too: {}", name, bc, e.toString());
+                    }
+                    placingFailed.add(bc);
                 }
             }
+        }
+    }
+
+    /**
+     * Places again the consumers whose placing threw and that are still idle (periodic sync): a client sends no flow
+     * while it holds permits, so without this such a consumer would wait until it reconnects (left by the
+     * forty-fourth note).
+     */
+    void placeFailedAgain() {
+        if (placingFailed.isEmpty()) {
+            return;
+        }
+        List<BroadcastConsumer> again = new ArrayList<>(placingFailed.size());
+        for (BroadcastConsumer bc : placingFailed) {
+            if (bc.state == BroadcastConsumer.State.IDLE) {
+                again.add(bc);
+            }
+        }
+        placingFailed.clear();
+        placeAll(again);
+        if (!placingFailed.isEmpty()) {
+            log.warn("{} Placing {} of {} consumers failed again; the next periodic sync tries again", name,
+                    placingFailed.size(), again.size());
         }
     }
 
@@ -290,11 +327,11 @@ final class FanOut {
             }
             bc.state = BroadcastConsumer.State.IDLE;
             if (window.coversNextOf(bc.cursor)) {
-                sendFrom(window, window.indexAtOrAfterNextOf(bc.cursor), bc, sends);
+                sending.sendFrom(window, window.indexAtOrAfterNextOf(bc.cursor), bc, sends);
             }
             served.add(bc);
         }
-        submit(sends);
+        sending.submit(sends);
         placeAll(served);
     }
 
@@ -305,96 +342,6 @@ final class FanOut {
         owner.counters().readFailures++;
         log.warn("{} {} read failed (failures so far: {}), retrying in {} ms: {}", name, kind,
                 owner.counters().readFailures, retryInMs, e.getMessage());
-    }
-
-    // ----- sending -----
-
-    /** Sends entries from {@code source}, starting at {@code index}, while the consumer has permits. */
-    void sendFrom(EntrySource source, int index, BroadcastConsumer bc, Map<ConsumerConnection, ConnectionSend> sends) {
-        if (index < source.size() && bc.cursor.permits() > 0) {
-            sendFrom(source, index, bc, sendFor(bc.cnx, sends));
-        }
-    }
-
-    /** The send of connection {@code cnx} in {@code sends}, added when it has none yet. */
-    ConnectionSend sendFor(ConsumerConnection cnx, Map<ConsumerConnection, ConnectionSend> sends) {
-        ConnectionSend send = sends.get(cnx);
-        if (send == null) { // not computeIfAbsent: its capturing lambda would allocate per consumer
-            send = new ConnectionSend(owner.topicName(), owner.partitionIndex(), owner.counters());
-            sends.put(cnx, send);
-        }
-        return send;
-    }
-
-    /**
-     * Sends entries from {@code source}, starting at {@code index}, while the consumer has permits, through
-     * {@code send}, its connection's send.
-     */
-    void sendFrom(EntrySource source, int index, BroadcastConsumer bc, ConnectionSend send) {
-        if (index >= source.size() || bc.cursor.permits() <= 0) {
-            return;
-        }
-        send.startConsumer(bc, bc.epoch);
-        for (int i = index; i < source.size() && bc.cursor.permits() > 0; i++) {
-            WindowEntry e = source.get(i);
-            PositionImpl following = i + 1 < source.size() ? source.get(i + 1).position : source.after();
-            if (bc.cursor.needsNoSending(e.position)) {
-                bc.cursor.skip(following);
-            } else if (e.withheld) {
-                owner.passWithheld(bc, e.position);
-                bc.cursor.skip(following);
-            } else {
-                send.addEntry(e);
-                bc.cursor.sent(e.position, following, e.messages);
-            }
-        }
-        send.endConsumer();
-    }
-
-    /** Hands each connection its send; a connection whose event loop is gone gets nothing and leaks nothing. */
-    void submit(Map<ConsumerConnection, ConnectionSend> sends) {
-        submit(sends, 0, 0);
-    }
-
-    /**
-     * {@link #submit(Map)}, and when {@code entries > 0} times the pass that started at {@code startNanos} until its
-     * first and its last connection have written ({@link PassTiming}).
-     */
-    void submit(Map<ConsumerConnection, ConnectionSend> sends, long startNanos, int entries) {
-        PassTiming timing = entries > 0 ? timing(sends, startNanos, entries) : null;
-        for (Map.Entry<ConsumerConnection, ConnectionSend> e : sends.entrySet()) {
-            ConnectionSend send = e.getValue();
-            if (send.isEmpty()) {
-                send.release();
-                continue;
-            }
-            send.timing(timing);
-            try {
-                e.getKey().submit(send);
-                owner.counters().connectionSends++;
-            } catch (java.util.concurrent.RejectedExecutionException rejected) {
-                send.abandon();
-                if (log.isDebugEnabled()) {
-                    log.debug("{} Connection no longer takes sends: {}", name, rejected.toString());
-                }
-            } catch (RuntimeException failed) {
-                // A defect (ConsumerConnection.submit throws only before it queues the send): the other connections
-                // still get theirs; this one's consumers, whose cursors count these entries as sent, get them again
-                // only when they reconnect or ask for a redelivery (a client without an ack timeout waits until then).
-                send.abandon();
-                log.error("{} Handing a send to connection {} failed", name, e.getKey(), failed);
-            }
-        }
-    }
-
-    private PassTiming timing(Map<ConsumerConnection, ConnectionSend> sends, long startNanos, int entries) {
-        int connections = 0;
-        for (ConnectionSend send : sends.values()) {
-            connections += send.isEmpty() ? 0 : 1;
-        }
-        DispatchCounters counters = owner.counters();
-        return connections == 0 ? null : new PassTiming(startNanos, entries, connections,
-                counters.dispatchToFirstWrite, counters.dispatchToLastWrite);
     }
 
     /**

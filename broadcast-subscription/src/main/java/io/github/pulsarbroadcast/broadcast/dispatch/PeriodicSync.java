@@ -90,6 +90,7 @@ final class PeriodicSync {
             return;
         }
         fanOut.checkTerminated();
+        fanOut.placeFailedAgain();
         long now = nanoClock.getAsLong();
         boolean summarize = beginScan(now);
         long resetsBefore = resets.begunSoFar();

@@ -52,16 +52,18 @@ final class PositionSync {
     /** Set for good when the topic left this broker without closing the subscription ({@link #abandon}). */
     private volatile boolean abandoned;
     /**
-     * The number of the {@link #reopen} after which no save has worked yet, or 0: until one captured after it works,
-     * the store may still hold the save on close, which tells the next owner that it knows every consumer, so a
-     * consumer new to this subscription meanwhile would come back after a crash as an unknown name at the tail
-     * ({@link SubscriptionEngine#join} refuses such consumers meanwhile). A number, not a flag: a save captured before
-     * the reopen and completing after it must not clear it (a review). Set under this object's monitor, cleared by the
-     * completion of a save captured after it (compare-and-set, any thread).
+     * The number of the {@link #markStale} after which no save has worked yet, or 0: until one captured after it
+     * works, the store may hold a snapshot that would start a consumer new to this subscription meanwhile past what it
+     * was sent, after a crash ({@link ConsumerJoins} refuses such consumers meanwhile): after a {@link #reopen}, the
+     * save on close, which tells the next owner that it knows every consumer (such a consumer would come back at the
+     * tail); after a reset ({@link #positionsRestarted}), a join floor from before the reset, above where the reset
+     * starts new names (found by the dispatch model, forty-fifth session: seed 20261211795669). A number, not a flag:
+     * a save captured before the mark and completing after it must not clear it (a review). Set under this object's
+     * monitor, cleared by the completion of a save captured after it (compare-and-set, any thread).
      */
-    private final AtomicLong staleSinceReopen = new AtomicLong();
-    /** Reopens so far. Guarded by {@code this}. */
-    private long reopens;
+    private final AtomicLong staleSince = new AtomicLong();
+    /** Marks so far. Guarded by {@code this}. */
+    private long staleMarks;
     /** Set by the save on close: no periodic save may be captured after it. Guarded by {@code this}. */
     private boolean closing;
     /** Whether the last capture dropped ranges. Guarded by {@code this}. */
@@ -162,9 +164,15 @@ final class PositionSync {
         List<SavedPosition> positions = cursors.save(nowNanos, loop.wallMillis(), MAX_SAVED_RANGES, dropped);
         noteDroppedRanges(dropped[0]);
         CompletableFuture<Void> saved = store.save(positions, floor, last);
-        long reopen = staleSinceReopen.get();
-        if (reopen != 0 && !last) {
-            saved.thenRun(() -> staleSinceReopen.compareAndSet(reopen, 0)); // captured after that reopen: it works
+        long mark = staleSince.get();
+        if (mark != 0 && !last) {
+            // Captured after that mark: once it works, new names are safe again; cleared before the save's callers
+            // hear of it, so that a reset whose save works answers with no refusal left (a review).
+            return saved.whenComplete((v, e) -> {
+                if (e == null) {
+                    staleSince.compareAndSet(mark, 0);
+                }
+            });
         }
         return saved;
     }
@@ -187,15 +195,28 @@ final class PositionSync {
     synchronized void reopen() {
         closing = false;
         changed = true;
-        staleSinceReopen.set(enabled() ? ++reopens : 0);
+        markStale();
     }
 
     /**
-     * See {@link #staleSinceReopen}; false when no save could land anyway (abandoned, or another broker fenced the
-     * store): the refusal would protect nothing there.
+     * A reset restarted every position below the join floor the store may hold: until a save captured after this
+     * works, consumers new to the subscription are refused ({@link #staleSince}). Call after the positions were
+     * restarted and the recovery window opened at the reset position, before the reset's own save.
      */
-    boolean closeSaveStale() {
-        return staleSinceReopen.get() != 0 && !abandoned && !store.isFenced();
+    synchronized void positionsRestarted() {
+        markStale();
+    }
+
+    private void markStale() {
+        staleSince.set(enabled() ? ++staleMarks : 0);
+    }
+
+    /**
+     * See {@link #staleSince}; false when no save could land anyway (abandoned, or another broker fenced the store):
+     * the refusal would protect nothing there.
+     */
+    boolean newNamesUnsafe() {
+        return staleSince.get() != 0 && !abandoned && !store.isFenced();
     }
 
     private void saved(Throwable e) {
@@ -216,8 +237,15 @@ final class PositionSync {
      * closes, and this is the last save (until {@link #reopen}). A failed save is retried by the next periodic one.
      */
     CompletableFuture<Void> saveNow(RetainedCursors cursors, long nowNanos, boolean closing) {
-        if (stopped || abandoned || !enabled() || store.isFenced()) {
-            return CompletableFuture.completedFuture(null);
+        if (!enabled()) {
+            return CompletableFuture.completedFuture(null); // positions are not kept across restarts (configured)
+        }
+        if (stopped || abandoned || store.isFenced()) {
+            // Nothing can be saved here any more. A save on close has nothing to do; any other fails, so that a reset
+            // does not answer success with positions no store holds (left by the forty-fourth note).
+            return closing ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(
+                    new NotSavableHere(stopped ? DELETING
+                            : "the topic left this broker: the positions can no longer be saved here"));
         }
         CompletableFuture<Void> saved;
         try {
@@ -257,5 +285,17 @@ final class PositionSync {
 
     PositionStore store() {
         return store;
+    }
+
+    /** Why {@link #saveNow} refuses a save while the subscription is being deleted. */
+    static final String DELETING = "the subscription is being deleted";
+
+    /** A save refused because no save can land here any more ({@link #saveNow}): no later save retries it. */
+    static final class NotSavableHere extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NotSavableHere(String message) {
+            super(message);
+        }
     }
 }

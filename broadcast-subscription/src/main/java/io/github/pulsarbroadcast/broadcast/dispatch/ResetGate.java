@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: {@link #begin} runs on the admin's thread, {@link #end} on the thread that completes the reset's
  * save (or its time-out), {@link #saving} on the thread that completes stock's reset, the rest on the dispatch thread
- * (and {@link #underWay} on subscribe threads). Both counts are guarded by this object's monitor, under which the sync also
- * issues its mark-delete, so a reset that begins after the check cannot slip in before the mark-delete is issued;
- * {@link #underWay} reads the running count without the lock (volatile).
+ * (and {@link #underWay} on subscribe threads). Both counts are guarded by this object's monitor, under which the
+ * sync also issues its mark-delete, so a reset that begins after the check cannot slip in before the mark-delete is
+ * issued; {@link #underWay} reads the running count without the lock (volatile).
  */
 final class ResetGate {
 
@@ -64,14 +64,27 @@ final class ResetGate {
                 .exceptionally(e -> {
                     Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                     String why = cause instanceof java.util.concurrent.TimeoutException
-                            ? "not done within " + SAVE_TIMEOUT_SECONDS + " s" : cause.toString();
+                            ? "not done within " + SAVE_TIMEOUT_SECONDS + " s"
+                            : cause instanceof PositionSync.NotSavableHere ? cause.getMessage() : cause.toString();
                     log.warn("{} The subscription was reset, but saving the consumers' positions failed: {}", name,
                             why);
-                    throw new CompletionException(new BrokerServiceException("The subscription was reset, but its"
-                            + " consumers' positions could not be saved (" + why + "): until the next periodic"
-                            + " save works, a broker crash would bring back their positions from before the reset."
-                            + " Run the reset-cursor again."));
+                    throw new CompletionException(new BrokerServiceException(answer(cause, why)));
                 })).whenComplete((v, e) -> end());
+    }
+
+    /** The error a reset whose save failed answers: what it means and what to do. */
+    private static String answer(Throwable cause, String why) {
+        if (cause instanceof PositionSync.NotSavableHere && PositionSync.DELETING.equals(why)) {
+            return "The subscription was reset while it is being deleted: its consumers' positions were not saved.";
+        }
+        if (cause instanceof PositionSync.NotSavableHere) {
+            return "The subscription was reset, but its consumers' positions can no longer be saved on this broker ("
+                    + why + "): the broker that serves it next may bring back their positions from before the reset."
+                    + " Run the reset-cursor again.";
+        }
+        return "The subscription was reset, but its consumers' positions could not be saved (" + why + "): until the"
+                + " next periodic save works, a broker crash would bring back their positions from before the reset."
+                + " Run the reset-cursor again.";
     }
 
     /** It ended (done or failed). */

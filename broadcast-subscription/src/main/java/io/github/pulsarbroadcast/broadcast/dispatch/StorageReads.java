@@ -148,7 +148,16 @@ abstract class StorageReads implements ReadEntriesCallback {
     private void passFailed(RuntimeException e) {
         log.error("{} A pass over entries read from storage failed; reading again after the back-off",
                 fanOut.name, e);
-        // The pass cleared pending first; set again, the pass issued its next read before it threw.
+        holdAfterFailedPass(e);
+    }
+
+    /**
+     * A pass threw: counts a failed read and holds the next read for the back-off, unless the pass issued its next
+     * read before it threw (it cleared {@code pending} first) or one is held already. The passes call it before they
+     * place their consumers again (a placed consumer issues a read at once: a review found the failure then went
+     * uncounted and the next read, and the next failure, came without the back-off).
+     */
+    final void holdAfterFailedPass(Throwable e) {
         if (!pending && !retryScheduled) {
             retryLater("pass", ManagedLedgerException.getManagedLedgerException(e));
         }

@@ -13,17 +13,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException;
-import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionFencedException;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dispatch core of one broadcast subscription, free of stock broker objects: who is attached, every retained
- * position ({@link RetainedCursors}), the fan-out ({@link FanOut}), acknowledgements, the periodic sync that moves
- * the durable mark-delete position ({@link PeriodicSync}) and the saves of every consumer's position
- * ({@link PositionSync}). {@link BroadcastDispatcher} adapts it to the stock {@code Dispatcher} interface; the model
- * tests drive it directly with an in-memory storage, fake connections and a task queue.
+ * The dispatch core of one broadcast subscription, free of stock broker objects: who is attached (joins:
+ * {@link ConsumerJoins}), every retained position ({@link RetainedCursors}), the fan-out ({@link FanOut}),
+ * acknowledgements, the periodic sync that moves the durable mark-delete position ({@link PeriodicSync}) and the saves
+ * of every consumer's position ({@link PositionSync}). {@link BroadcastDispatcher} adapts it to the stock
+ * {@code Dispatcher} interface; the model tests drive it directly with an in-memory storage, fake connections and a
+ * task queue.
  *
  * <p>Threading: {@link #join}, {@link #leave}, {@link #acknowledge} and the reset methods run on any thread (stock
  * subscribe, close and admin threads; random executor threads for acks); {@link #flow} and {@link #redeliver} run on
@@ -58,6 +58,7 @@ final class SubscriptionEngine {
     private volatile List<SavedPosition> positionsAtClose;
     /** Reset-cursor operations under way: while any runs, no joins and no mark-delete. */
     private final ResetGate resets = new ResetGate();
+    private final ConsumerJoins joins;
 
     SubscriptionEngine(String topicName, String subscriptionName, int partitionIndex, SubscriptionStorage storage,
                        BroadcastConfig config, WindowBudget windowBudget, DispatchLoop loop, LongSupplier nanoClock,
@@ -78,6 +79,7 @@ final class SubscriptionEngine {
                 recovery::joinFloor);
         this.periodicSync = new PeriodicSync(name, storage, config, cursors, fanOut, positions, recovery, resets,
                 counters, nanoClock, () -> closed, rules.withheld());
+        this.joins = new ConsumerJoins(name, cursors, rules, storage, recovery, positions, resets, () -> closed);
         if (start.restored != null) {
             int expired = restore(start.restored);
             counters.retainedExpired.add(expired);
@@ -161,31 +163,10 @@ final class SubscriptionEngine {
 
     // ----- joining and leaving (any thread) -----
 
-    /**
-     * Attaches a consumer: to the position retained under its name if there is one, otherwise at the tail
-     * ({@code Latest}; during the recovery window after a load, reset or reopen, where the {@link RecoveryWindow}
-     * says) or at the subscription's mark-delete position ({@code Earliest}).
-     */
+    /** Attaches a consumer ({@link ConsumerJoins#attach}) and tells the fan-out. */
     BroadcastConsumer join(long consumerId, String consumerName, ConsumerConnection cnx,
                            InitialPosition initialPosition, long epoch) throws BrokerServiceException {
-        if (closed) {
-            throw new SubscriptionFencedException("Broadcast subscription " + name + " is closing");
-        }
-        if (resets.underWay()) {
-            throw new SubscriptionFencedException("Broadcast subscription " + name + " is being reset");
-        }
-        boolean brokerEntryMetadata = cnx.receivesBrokerEntryMetadata();
-        boolean newNamesRefused = positions.closeSaveStale() && !consumerName.isEmpty();
-        BroadcastConsumer bc;
-        try {
-            bc = cursors.attach(consumerName, () -> startCursor(initialPosition, newNamesRefused),
-                    (cursor, resumed) -> new BroadcastConsumer(this, consumerId, consumerName, cnx, cursor,
-                            brokerEntryMetadata, epoch, resumed));
-        } catch (NewNameRefused e) {
-            throw new SubscriptionFencedException("Broadcast subscription " + name + " resumed after a close that"
-                    + " failed and has not saved its consumers' positions since: consumer " + consumerName
-                    + " (new to it) is refused until a save works; retry");
-        }
+        BroadcastConsumer bc = joins.attach(this, consumerId, consumerName, cnx, initialPosition, epoch);
         if (bc.resumed) {
             counters.resumedByName.increment();
         }
@@ -206,27 +187,6 @@ final class SubscriptionEngine {
     /** Where the release of a consumer name held by a connected consumer is announced ({@link NameHandover}). */
     NameHandover.Releases nameReleases() {
         return cursors;
-    }
-
-    /**
-     * A consumer name this subscription does not hold is refused while the store may still hold the save on close of
-     * a close that failed ({@link PositionSync#closeSaveStale}): after a crash the next owner would take it for a
-     * consumer it knows nothing of and start it at the tail (found by the dispatch model once saves could fail,
-     * forty-fourth session: seed 20261207788097).
-     */
-    private static final class NewNameRefused extends RuntimeException {
-        NewNameRefused() {
-            super(null, null, false, false);
-        }
-    }
-
-    private VirtualCursor startCursor(InitialPosition initialPosition, boolean refused) {
-        if (refused) {
-            throw new NewNameRefused();
-        }
-        PositionImpl start = initialPosition == InitialPosition.Earliest ? storage.markDeleted()
-                : recovery.latestStart();
-        return new VirtualCursor(start, rules);
     }
 
     /** Detaches a consumer; its position is retained for a reconnect unless the subscription closes or resets. */
@@ -343,7 +303,10 @@ final class SubscriptionEngine {
      * again from the new mark-delete position, and for the recovery window joins of new names start there too.
      * Returns the save of those positions, which the reset's answer waits for ({@link #finishReset}): failed when
      * the subscription closed meanwhile (a topic unload saved the positions from before the reset, and the next owner
-     * resumes those) or when restarting them threw; stock's reset would otherwise never answer (a review).
+     * resumes those), when restarting them threw (stock's reset would otherwise never answer: a review), when the
+     * save fails, and when no save can land here any more (the topic left this broker, or the subscription is being
+     * deleted: {@link PositionSync#saveNow}). Until a save captured after it works, new names are refused
+     * ({@link PositionSync#positionsRestarted}).
      */
     CompletableFuture<Void> cursorReset() {
         CompletableFuture<Void> saved;
@@ -357,6 +320,7 @@ final class SubscriptionEngine {
             // The window first, so that the save's join floor is the reset position. Saved at once: a crash before
             // the next periodic save must not bring back positions from before the reset.
             recovery.openAfterReset(retentionNanos() < TimeUnit.SECONDS.toNanos(config.reconnectGraceSeconds()));
+            positions.positionsRestarted(); // new names refused until a save captured from here on works
             positions.changed();
             saved = positions.saveNow(cursors, now, false);
             post(fanOut::cursorWasReset);

@@ -2,7 +2,6 @@ package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.bookkeeper.mledger.Entry;
@@ -28,8 +27,7 @@ final class TailReads extends StorageReads {
 
     private static final Logger log = LoggerFactory.getLogger(TailReads.class);
 
-    private final Map<ConsumerConnection, List<BroadcastConsumer>> waiting = new IdentityHashMap<>();
-    private int waitingCount;
+    private final TailWaiters waiting;
     /**
      * Identifies the read in flight: the answer of an earlier one is stale (a cancelled read's delayed check can
      * still fail it, ManagedCursorImpl.checkForNewEntries).
@@ -42,6 +40,7 @@ final class TailReads extends StorageReads {
 
     TailReads(FanOut fanOut) {
         super(fanOut);
+        this.waiting = new TailWaiters(fanOut);
     }
 
     PositionImpl frontier() {
@@ -60,25 +59,19 @@ final class TailReads extends StorageReads {
         }
         bc.state = BroadcastConsumer.State.WAITING;
         someoneAhead |= ahead;
-        waiting.computeIfAbsent(bc.cnx, k -> new ArrayList<>()).add(bc);
-        waitingCount++;
+        waiting.add(bc);
         read();
     }
 
     void forget(BroadcastConsumer bc) {
-        List<BroadcastConsumer> list = waiting.get(bc.cnx);
-        if (list != null && list.remove(bc)) {
-            waitingCount--;
+        if (waiting.remove(bc)) {
             someoneAhead = true; // it may have been the one at the frontier
-            if (list.isEmpty()) {
-                waiting.remove(bc.cnx);
-            }
         }
     }
 
     @Override
     void read() {
-        if (!mayRead() || fanOut.end.isKnown() || waitingCount == 0) {
+        if (!mayRead() || fanOut.end.isKnown() || waiting.count() == 0) {
             return;
         }
         if (someoneAhead) {
@@ -107,18 +100,7 @@ final class TailReads extends StorageReads {
     private void skipToLowestWaiting() {
         someoneAhead = false;
         PositionImpl at = frontier();
-        PositionImpl lowest = null;
-        for (List<BroadcastConsumer> group : waiting.values()) {
-            for (int i = 0; i < group.size(); i++) {
-                BroadcastConsumer bc = group.get(i);
-                if (bc.cursor.compareNextTo(at) <= 0) {
-                    return; // one waits at the read position (usually the first looked at): nothing to skip
-                }
-                if (lowest == null || bc.cursor.compareNextTo(lowest) < 0) {
-                    lowest = bc.cursor.next();
-                }
-            }
-        }
+        PositionImpl lowest = waiting.lowestBeyond(at);
         if (lowest != null && (lowest.getLedgerId() != at.getLedgerId()
                 || lowest.getEntryId() - at.getEntryId() > fanOut.config.windowMaxEntries())) {
             log.info("{} The tail read starts at {}, where the first of the consumers waiting at the tail is, instead"
@@ -147,7 +129,6 @@ final class TailReads extends StorageReads {
 
     void clear() {
         waiting.clear();
-        waitingCount = 0;
     }
 
     /**
@@ -209,27 +190,27 @@ final class TailReads extends StorageReads {
             return;
         }
         succeeded();
-        Entry last = entries.get(entries.size() - 1);
-        EntryBatch batch = EntryBatch.of(entries, fanOut.storage.next(PositionImpl.get(last.getLedgerId(),
-                last.getEntryId())), fanOut.storage);
-        frontier = batch.after();
-        fanOut.owner.counters().tailEntriesRead += batch.size();
-        EntryWindow window = fanOut.window;
-        if (window.size() > 0 && fanOut.storage.normalize(window.after()).compareTo(batch.first()) != 0) {
-            window.clear(); // the read position moved on (an operator skip): keep the window gap-free
-        }
-        window.append(batch);
-        DispatchCounters counters = fanOut.owner.counters();
-        counters.persistedToDispatch.recordNanos(startNanos - arrivedNanos, batch.size());
         Map<ConsumerConnection, ConnectionSend> sends = new IdentityHashMap<>();
         List<BroadcastConsumer> moved = new ArrayList<>();
+        EntryBatch batch = null;
         try {
+            batch = takeIntoWindow(entries, startNanos, arrivedNanos);
             serveWaiting(batch, sends, moved);
+        } catch (RuntimeException | Error e) {
+            if (batch == null) {
+                // Before any was served (left by the forty-fourth note): left waiting, they would wait for a write
+                // after this batch, which the retry reads past. Placed again, they catch up from it.
+                waiting.moveAll(moved);
+            }
+            holdAfterFailedPass(e);
+            throw e;
         } finally {
             // Also when a consumer threw (StorageReads#readEntriesComplete): what was built for the others is sent
             // (their cursors say it was), and the one that threw is placed again with the consumers moved.
-            fanOut.submit(sends, startNanos, batch.size());
-            batch.release();
+            fanOut.sending.submit(sends, startNanos, batch == null ? 0 : batch.size());
+            if (batch != null) {
+                batch.release();
+            }
             fanOut.placeAll(moved);
         }
         if (fanOut.end.isKnown()) {
@@ -237,8 +218,40 @@ final class TailReads extends StorageReads {
             // at the end (the ledger keeps it on its waiting list).
             takeBackEnd();
         }
-        counters.fanOutPass.recordNanos(System.nanoTime() - startNanos);
+        fanOut.owner.counters().fanOutPass.recordNanos(System.nanoTime() - startNanos);
         read();
+    }
+
+    /**
+     * Takes {@code entries} over as a batch, appended to the window; on failure nothing stays referenced, the entries
+     * included, and a window the failure may have left with a gap is cleared (it must stay a gap-free run of entries).
+     */
+    private EntryBatch takeIntoWindow(List<Entry> entries, long startNanos, long arrivedNanos) {
+        PositionImpl after;
+        try {
+            Entry last = entries.get(entries.size() - 1);
+            after = fanOut.storage.next(PositionImpl.get(last.getLedgerId(), last.getEntryId()));
+        } catch (RuntimeException | Error e) {
+            entries.forEach(Entry::release);
+            throw e;
+        }
+        EntryBatch batch = EntryBatch.of(entries, after, fanOut.storage); // releases them if it fails
+        try {
+            frontier = batch.after();
+            DispatchCounters counters = fanOut.owner.counters();
+            counters.tailEntriesRead += batch.size();
+            EntryWindow window = fanOut.window;
+            if (window.size() > 0 && fanOut.storage.normalize(window.after()).compareTo(batch.first()) != 0) {
+                window.clear(); // the read position moved on (an operator skip): keep the window gap-free
+            }
+            window.append(batch);
+            counters.persistedToDispatch.recordNanos(startNanos - arrivedNanos, batch.size());
+            return batch;
+        } catch (RuntimeException | Error e) {
+            fanOut.window.clear();
+            batch.release();
+            throw e;
+        }
     }
 
     /**
@@ -262,71 +275,8 @@ final class TailReads extends StorageReads {
      */
     private void serveWaiting(EntryBatch batch, Map<ConsumerConnection, ConnectionSend> sends,
                               List<BroadcastConsumer> moved) {
-        // Consumers waiting at the tail share one next position (the previous batch's after()): normalize it once,
-        // not per consumer (at the tail it is not a valid position yet, so each call would ask the ledger).
-        long lastLedger = -1;
-        long lastEntry = -1;
-        PositionImpl lastNormalized = null;
-        boolean atFrontier = false;
-        for (Iterator<Map.Entry<ConsumerConnection, List<BroadcastConsumer>>> groups = waiting.entrySet().iterator();
-                groups.hasNext(); ) {
-            Map.Entry<ConsumerConnection, List<BroadcastConsumer>> byConnection = groups.next();
-            List<BroadcastConsumer> group = byConnection.getValue();
-            ConnectionSend send = fanOut.sendFor(byConnection.getKey(), sends); // once per connection, not per consumer
-            int kept = 0;
-            int i = 0;
-            try {
-                for (; i < group.size(); i++) {
-                    BroadcastConsumer bc = group.get(i);
-                    if (lastNormalized == null || bc.cursor.nextLedger() != lastLedger
-                            || bc.cursor.nextEntry() != lastEntry) {
-                        lastLedger = bc.cursor.nextLedger();
-                        lastEntry = bc.cursor.nextEntry();
-                        lastNormalized = fanOut.storage.normalize(bc.cursor.next());
-                    }
-                    if (lastNormalized.compareTo(batch.get(0).position) < 0) {
-                        // It waits for an entry before this read (the read position moved on while it joined): serving
-                        // it from here would skip that entry. It goes to the window or a catch-up read instead.
-                        moved.add(bc);
-                        continue;
-                    }
-                    fanOut.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, send);
-                    int toFrontier = bc.cursor.compareNextTo(frontier);
-                    if (bc.cursor.permits() > 0 && toFrontier >= 0) {
-                        atFrontier |= toFrontier == 0;
-                        if (kept != i) { // a store into the long-lived list only where it changes (G1 card marks)
-                            group.set(kept, bc);
-                        }
-                        kept++;
-                    } else {
-                        moved.add(bc);
-                    }
-                }
-            } catch (RuntimeException | Error e) {
-                // The lists stay whole (two read-only reviews, forty-fourth session): those before the one that threw
-                // were kept or moved; it and everyone not served yet are moved (left waiting, they would wait for a
-                // write after this batch, which the retry reads past).
-                moved.addAll(group.subList(i, group.size()));
-                waitingCount -= group.size() - kept;
-                group.subList(kept, group.size()).clear();
-                if (group.isEmpty()) {
-                    groups.remove();
-                }
-                while (groups.hasNext()) {
-                    List<BroadcastConsumer> rest = groups.next().getValue();
-                    moved.addAll(rest);
-                    waitingCount -= rest.size();
-                    groups.remove();
-                }
-                throw e;
-            }
-            waitingCount -= group.size() - kept;
-            group.subList(kept, group.size()).clear();
-            if (group.isEmpty()) {
-                groups.remove();
-            }
-        }
-        someoneAhead |= waitingCount > 0 && !atFrontier; // those left all wait further on
+        boolean atFrontier = waiting.serve(batch, frontier, sends, moved);
+        someoneAhead |= waiting.count() > 0 && !atFrontier; // those left all wait further on
     }
 
     @Override
@@ -376,10 +326,8 @@ final class TailReads extends StorageReads {
                 + " those entries wait for them in catch-up reads", fanOut.name, at, e.getMessage(), next);
         fanOut.storage.seekTail(next);
         frontier = null;
-        List<BroadcastConsumer> held = new ArrayList<>(waitingCount);
-        waiting.values().forEach(held::addAll);
-        waiting.clear();
-        waitingCount = 0;
+        List<BroadcastConsumer> held = new ArrayList<>(waiting.count());
+        waiting.moveAll(held);
         fanOut.placeAll(held);
         return true;
     }
@@ -395,12 +343,11 @@ final class TailReads extends StorageReads {
             return;
         }
         fanOut.end.found();
-        for (List<BroadcastConsumer> group : waiting.values()) {
-            for (BroadcastConsumer bc : group) {
-                bc.state = BroadcastConsumer.State.IDLE;
-            }
+        List<BroadcastConsumer> idle = new ArrayList<>(waiting.count());
+        waiting.moveAll(idle);
+        for (BroadcastConsumer bc : idle) {
+            bc.state = BroadcastConsumer.State.IDLE;
         }
-        clear();
         for (BroadcastConsumer bc : fanOut.owner.attachedConsumers()) { // those without permits too, as stock
             fanOut.end.tellIfDone(bc);
         }

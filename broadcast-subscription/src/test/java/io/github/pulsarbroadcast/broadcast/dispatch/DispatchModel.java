@@ -259,6 +259,7 @@ final class DispatchModel {
                 floorBeforeUnsavedReset = floor;
             }
             resetUnsavedAtSaves = positions.saves;
+            resetRefusesAtSaves = positions.saves;
             note("its save failed: the reset answers an error");
         }
         resetPending = false;
@@ -288,10 +289,20 @@ final class DispatchModel {
      * close), or -1; see {@link #newNamesRefused}.
      */
     int reopenUnsavedAtSaves = -1;
+    /**
+     * The store's count of saves when a reset's save failed on this owner (the store holds a join floor from before
+     * the reset), or -1; see {@link #newNamesRefused}.
+     */
+    int resetRefusesAtSaves = -1;
 
-    /** Whether new names are refused: a reopen's save failed and no save has worked since, on this owner. */
+    /**
+     * Whether new names are refused: a reopen's or a reset's save failed and no save has worked since, on this owner
+     * (after a reset, a new name would start below the join floor the store holds, and a crash would bring it back at
+     * that floor, past what it was sent: seed 20261211795669).
+     */
     boolean newNamesRefused() {
-        return reopenUnsavedAtSaves >= 0 && reopenUnsavedAtSaves == positions.saves;
+        return (reopenUnsavedAtSaves >= 0 && reopenUnsavedAtSaves == positions.saves)
+                || (resetRefusesAtSaves >= 0 && resetRefusesAtSaves == positions.saves);
     }
 
     /** Whether the last reset answered an error because its save failed, and no save has worked since. */

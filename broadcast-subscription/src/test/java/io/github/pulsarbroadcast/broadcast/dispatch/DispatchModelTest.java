@@ -81,9 +81,12 @@ public class DispatchModelTest {
      * a new consumer, which a crash brought back at the tail (StartAfterFailureTest). 20261207831040 (retention 0): a
      * livelock of the model's own (its mark-delete did not move the read position forward, as stock's does).
      * 20261208804500: the model's reference kept the lowered operators' floor of a reset a crash undid.
+     * 20261211795669 (forty-fifth session): a consumer new to the subscription joined after a reset whose save failed,
+     * below the join floor the store still held from before the reset, and a crash brought it back at that floor
+     * (ResetAnswerTest.aResetWhoseSaveFailsRefusesNewNamesUntilASaveWorks).
      */
     private static final long[][] REGRESSIONS_WITH_FAULTS = {{20261183783817L, 60}, {20261207788097L, 60},
-        {20261207831040L, 0}, {20261208804500L, 60}};
+        {20261207831040L, 0}, {20261208804500L, 60}, {20261211795669L, 60}};
 
     @Test(groups = "unit", timeOut = 60_000)
     public void schedulesThatOnceFailed() {

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
+import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.Test;
 
 /**
@@ -18,21 +19,31 @@ import org.testng.annotations.Test;
  */
 public class FailedPassTest {
 
+    private ModelHarness world;
+    private ModelLedger ledger;
+    private SubscriptionEngine engine;
+    private BroadcastConsumer carA;
+    private BroadcastConsumer carB;
+    private final List<PositionImpl> gotA = new ArrayList<>();
+    private final List<PositionImpl> gotB = new ArrayList<>();
+
+    /** Two consumers at the tail of an empty topic. */
+    @BeforeMethod(alwaysRun = true)
+    public void twoConsumersAtTheTail() throws Exception {
+        world = new ModelHarness();
+        ledger = new ModelLedger(3, 5);
+        engine = world.newEngine("persistent://t/ns/failed-pass", ledger);
+        gotA.clear();
+        gotB.clear();
+        carA = world.joinWithPermits(engine, ledger, 1, "car-a", gotA, InitialPosition.Latest);
+        carB = world.joinWithPermits(engine, ledger, 2, "car-b", gotB, InitialPosition.Latest);
+    }
+
     @Test(groups = "unit", timeOut = 30_000)
     public void aPassThatThrowsOnOneConsumerLosesNothingAndGoesOn() throws Exception {
-        ModelHarness world = new ModelHarness();
-        ModelLedger ledger = new ModelLedger(3, 5);
-        SubscriptionEngine engine = world.newEngine("persistent://t/ns/failed-pass", ledger);
-        List<PositionImpl> gotA = new ArrayList<>();
-        List<PositionImpl> gotB = new ArrayList<>();
-        BroadcastConsumer a = world.joinWithPermits(engine, ledger, 1, "car-a", gotA, InitialPosition.Latest);
-        BroadcastConsumer b = world.joinWithPermits(engine, ledger, 2, "car-b", gotB, InitialPosition.Latest);
         long failuresBefore = engine.counters().readFailures;
-
         // The next normalize is the pass's, for the first consumer it serves: it throws there.
-        ledger.onNextNormalize = () -> {
-            throw new IllegalStateException("simulated: a defect in the pass");
-        };
+        ledger.onNextNormalize = ledgerThrows();
         List<PositionImpl> published = new ArrayList<>();
         published.add(ledger.publish(false));
         world.settle(ledger);
@@ -44,12 +55,7 @@ public class FailedPassTest {
 
         assertEquals(gotA, published, "car-a: everything, in order, once");
         assertEquals(gotB, published, "car-b: everything, in order, once");
-        engine.leave(a);
-        engine.leave(b);
-        engine.close().join();
-        engine.closeFanOut();
-        world.settle(ledger);
-        assertEquals(ledger.unreleased(), List.of(), "nothing leaked, the failed pass's entry included");
+        assertNothingLeaksOnClose();
     }
 
     /**
@@ -58,16 +64,7 @@ public class FailedPassTest {
      */
     @Test(groups = "unit", timeOut = 30_000)
     public void aPassThatThrowsOnAQuietTopicStillDeliversWhatItRead() throws Exception {
-        ModelHarness world = new ModelHarness();
-        ModelLedger ledger = new ModelLedger(3, 5);
-        SubscriptionEngine engine = world.newEngine("persistent://t/ns/failed-pass-quiet", ledger);
-        List<PositionImpl> gotA = new ArrayList<>();
-        List<PositionImpl> gotB = new ArrayList<>();
-        world.joinWithPermits(engine, ledger, 1, "car-a", gotA, InitialPosition.Latest);
-        world.joinWithPermits(engine, ledger, 2, "car-b", gotB, InitialPosition.Latest);
-        ledger.onNextNormalize = () -> {
-            throw new IllegalStateException("simulated: a defect in the pass");
-        };
+        ledger.onNextNormalize = ledgerThrows();
         long failuresBefore = engine.counters().readFailures;
         PositionImpl only = ledger.publish(false);
         world.settle(ledger);
@@ -76,5 +73,67 @@ public class FailedPassTest {
         world.settle(ledger);
         assertEquals(gotA, List.of(only), "car-a");
         assertEquals(gotB, List.of(only), "car-b");
+    }
+
+    /**
+     * A pass that throws before it serves anyone, while it appends the batch to a window that holds entries: the
+     * batch is released and the waiting consumers catch up from it. Regression (left by the forty-fourth note): the
+     * lines before the serving were outside the pass's try, so the batch leaked and the consumers waited at the tail
+     * for the entry the retry had read past.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aPassThatThrowsBeforeServingAnyoneLosesNothing() throws Exception {
+        List<PositionImpl> published = new ArrayList<>(world.publishSettled(ledger, 1)); // the window holds one
+        long failuresBefore = engine.counters().readFailures;
+        ledger.onNextNormalize = ledgerThrows(); // the pass's first normalize: the window's end, against the batch
+        published.add(ledger.publish(false));
+        world.settle(ledger);
+        assertEquals(engine.counters().readFailures, failuresBefore + 1, "the pass threw");
+        world.advance(StorageReads.newBackoff().next() + 1);
+        world.settle(ledger);
+
+        assertEquals(gotA, published, "car-a");
+        assertEquals(gotB, published, "car-b");
+        assertNothingLeaksOnClose();
+    }
+
+    /**
+     * A consumer whose placing after a failed pass throws too is placed again by the next periodic sync. Regression
+     * (left by the forty-fourth note): it stayed idle with its permits, and a client sends no flow while it holds
+     * permits, so it got nothing more until it reconnected.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aConsumerWhosePlacingThrowsIsPlacedAgainByTheNextSync() throws Exception {
+        ledger.onNextNormalize = () -> {
+            ledger.onNextNormalize = ledgerThrows(); // the next: the placing of the first consumer the pass moved
+            throw new IllegalStateException("simulated: a defect in the pass");
+        };
+        List<PositionImpl> published = new ArrayList<>();
+        published.add(ledger.publish(false));
+        world.settle(ledger);
+        world.advance(StorageReads.newBackoff().next() + 1);
+        world.settle(ledger);
+        engine.sync();
+        world.settle(ledger);
+        published.addAll(world.publishSettled(ledger, 2));
+
+        assertEquals(gotA, published, "car-a");
+        assertEquals(gotB, published, "car-b");
+        assertNothingLeaksOnClose();
+    }
+
+    private static Runnable ledgerThrows() {
+        return () -> {
+            throw new IllegalStateException("simulated: a defect in the pass");
+        };
+    }
+
+    private void assertNothingLeaksOnClose() {
+        engine.leave(carA);
+        engine.leave(carB);
+        engine.close().join();
+        engine.closeFanOut();
+        world.settle(ledger);
+        assertEquals(ledger.unreleased(), List.of(), "nothing leaked, the failed pass's entries included");
     }
 }

@@ -77,15 +77,16 @@ final class ModelConsumers implements ModelHarness.Deliveries {
         } catch (SubscriptionFencedException e) {
             boolean newName = !id.retainedFor(1_000);
             model.check(model.resetPending || (model.newNamesRefused() && newName), "join refused although no"
-                    + " reset runs and no reopen is unsaved: " + e.getMessage());
-            model.note("join " + name + " refused (" + (model.resetPending ? "reset" : "reopen unsaved") + ")");
+                    + " reset runs and no reopen or reset is unsaved: " + e.getMessage());
+            model.note("join " + name + " refused (" + (model.resetPending ? "reset" : "unsaved") + ")");
             return;
         } catch (Exception e) {
             throw model.fail("join " + name + " failed: " + e);
         }
         model.check(!model.resetPending, "join of " + name + " accepted during a reset");
         model.check(bc.resumed || !model.newNamesRefused(), name + " joined afresh while the store may still hold"
-                + " the save on close of a close that failed (a crash would bring it back at the tail)");
+                + " the save on close of a close that failed or a join floor from before a reset (a crash would"
+                + " bring it back past what it was sent)");
         model.check(!mustResume || bc.resumed, name
                 + " rejoined within the grace period but did not resume its position");
         model.check(!bc.resumed || (!id.dropped && id.leftAtNanos >= 0), name + " resumed a position it never had");

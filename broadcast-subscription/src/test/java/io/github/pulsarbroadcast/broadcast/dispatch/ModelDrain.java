@@ -64,6 +64,11 @@ final class ModelDrain {
             if (!busy) {
                 if (consumers.sessions.isEmpty()) {
                     consumers.join(ModelConsumers.NAMES[0], InitialPosition.Earliest); // refused while a save is due
+                    if (!consumers.sessions.isEmpty()) {
+                        // Joined: its join and first flow run in the next round, before anything is checked (a model
+                        // error the refusal after a failed reset's save showed, seed 20261183787928).
+                        continue;
+                    }
                 }
                 if (!consumers.sessions.isEmpty() && done()) {
                     return;

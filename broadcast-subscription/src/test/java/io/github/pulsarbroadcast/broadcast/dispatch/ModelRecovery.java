@@ -139,6 +139,7 @@ final class ModelRecovery {
                 && !positions.saved.isEmpty());
         model.engine = newEngine(start);
         model.reopenUnsavedAtSaves = -1; // a new owner's own state
+        model.resetRefusesAtSaves = -1;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import static org.testng.Assert.assertEquals;
+import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertTrue;
 import static org.testng.Assert.expectThrows;
 
@@ -8,6 +9,7 @@ import io.github.pulsarbroadcast.broadcast.WindowBudget;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.apache.pulsar.broker.service.BrokerServiceException;
+import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionFencedException;
 import org.apache.pulsar.common.api.proto.CommandSubscribe.InitialPosition;
 import org.testng.annotations.BeforeMethod;
 import org.testng.annotations.Test;
@@ -28,11 +30,16 @@ public class ResetAnswerTest {
     private ModelPositionStore store;
     private SubscriptionEngine engine;
 
+    /** An engine with one consumer, {@code car-known}, which left (its position retained). */
     @BeforeMethod(alwaysRun = true)
-    public void newEngine() {
+    public void newEngine() throws Exception {
         world = new ModelHarness();
         store = new ModelPositionStore(world::wallMillis);
         engine = engine(world, store);
+        BroadcastConsumer known = engine.join(5, "car-known", ModelHarness.discarding(), InitialPosition.Earliest, 0);
+        world.runAll();
+        engine.leave(known);
+        world.runAll();
     }
 
     @Test(groups = "unit", timeOut = 30_000)
@@ -44,7 +51,39 @@ public class ResetAnswerTest {
         assertTrue(e.getCause() instanceof BrokerServiceException, "stock's admin call answers 500 with it: " + e);
         assertTrue(e.getCause().getMessage().contains("Run the reset-cursor again"), e.getCause().getMessage());
         assertEquals(store.failedSaves, 1);
-        assertJoinsAccepted(engine, world, "the failed reset ended");
+        BroadcastConsumer known = engine.join(6, "car-known", ModelHarness.discarding(), InitialPosition.Earliest, 0);
+        assertTrue(known.resumed, "the failed reset ended: names it holds resume");
+    }
+
+    /**
+     * After a reset whose save failed, a consumer new to the subscription is refused until a save works: the store
+     * still holds the join floor from before the reset, above the reset position where the new name would start, so
+     * a crash would bring it back at that floor, past what it was sent. Regression (forty-fifth session, found by the
+     * dispatch model: seed 20261211795669, "car-f joined after the last save before the crash and came back at 19:3,
+     * past what it acknowledged: 8:3").
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aResetWhoseSaveFailsRefusesNewNamesUntilASaveWorks() throws Exception {
+        engine.beginReset();
+        store.nextSaveFails = true;
+        expectThrows(CompletionException.class, () -> engine.finishReset(stockResetThatCalls(engine)).join());
+        SubscriptionFencedException refused = expectThrows(SubscriptionFencedException.class,
+                () -> engine.join(7, "car-new", ModelHarness.discarding(), InitialPosition.Latest, 0));
+        assertTrue(refused.getMessage().contains("car-new (new to it) is refused until a save works"),
+                refused.getMessage());
+        world.advance(60_000); // past the sync interval: the next sync saves (the reset left it to do)
+        engine.sync();
+        world.runAll();
+        assertJoinsAccepted(engine, world, "a save worked");
+    }
+
+    /** A reset whose save works refuses no one once it answered (its own save clears the refusal). */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aResetWhoseSaveWorksRefusesNoNewName() throws Exception {
+        engine.beginReset();
+        engine.finishReset(stockResetThatCalls(engine)).join();
+        BroadcastConsumer car = engine.join(7, "car-new", ModelHarness.discarding(), InitialPosition.Latest, 0);
+        assertTrue(car != null && !car.resumed, "a new name joins");
     }
 
     @Test(groups = "unit", timeOut = 30_000)
@@ -94,6 +133,77 @@ public class ResetAnswerTest {
         assertTrue(late.isCompletedExceptionally(), "refused after the close, so a reset cannot answer success");
         assertTrue(sync.saveNow(cursors, world.nowNanos, true).isDone() && !sync.saveNow(cursors, world.nowNanos,
                 true).isCompletedExceptionally(), "a second close save is still nothing to do");
+    }
+
+    /**
+     * A reset whose save works lifts the refusal of new names before it answers: a new name that joins as soon as the
+     * answer arrives is accepted. Regression (a review, forty-fifth session): the refusal was lifted by a callback of
+     * the store's future registered before the reset's own, and a future runs its callbacks last-registered first.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aResetAnswersOnlyOnceNewNamesAreAcceptedAgain() throws Exception {
+        store.holdSaves = true;
+        engine.beginReset();
+        CompletableFuture<Void> answer = engine.finishReset(stockResetThatCalls(engine));
+        assertFalse(answer.isDone(), "waits for its save");
+        CompletableFuture<BroadcastConsumer> joinedOnAnswer = answer.thenApply(v -> {
+            try {
+                return engine.join(7, "car-new", ModelHarness.discarding(), InitialPosition.Latest, 0);
+            } catch (BrokerServiceException e) {
+                throw new CompletionException(e);
+            }
+        });
+        store.heldSaves.get(0).run();
+        assertTrue(joinedOnAnswer.join() != null, "accepted as soon as the reset answered");
+    }
+
+    /**
+     * A periodic save captured before a reset and completing after the reset's save failed does not lift the
+     * refusal: it holds the positions and the join floor from before the reset.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aSaveCapturedBeforeTheResetDoesNotLetNewNamesIn() throws Exception {
+        store.holdSaves = true;
+        world.advance(60_000);
+        engine.sync();
+        world.runAll(); // the periodic save (the setup's join and leave changed something): captured, held
+        assertEquals(store.heldSaves.size(), 1);
+        engine.beginReset();
+        store.nextSaveFails = true;
+        expectThrows(CompletionException.class, () -> engine.finishReset(stockResetThatCalls(engine)).join());
+        store.heldSaves.get(0).run(); // the save from before the reset works
+        world.runAll();
+        expectThrows(SubscriptionFencedException.class,
+                () -> engine.join(7, "car-new", ModelHarness.discarding(), InitialPosition.Latest, 0));
+    }
+
+    /**
+     * A reset on a subscription whose topic left this broker (its positions abandoned: no save may land) answers an
+     * error, not success with positions no store holds. Regression (left by the forty-fourth note): the save returned
+     * success without saving.
+     */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aResetAfterTheTopicLeftTheBrokerAnswersAnError() throws Exception {
+        engine.abandonPositions();
+        int savesBefore = store.saves;
+        engine.beginReset();
+        CompletableFuture<Void> answer = engine.finishReset(stockResetThatCalls(engine));
+        CompletionException e = expectThrows(CompletionException.class, answer::join);
+        assertTrue(e.getCause().getMessage().contains("left this broker"), e.getCause().getMessage());
+        assertTrue(e.getCause().getMessage().contains("the broker that serves it next"), e.getCause().getMessage());
+        assertEquals(store.saves, savesBefore, "nothing saved");
+    }
+
+    /** The same while the subscription is being deleted. */
+    @Test(groups = "unit", timeOut = 30_000)
+    public void aResetDuringADeletionAnswersAnError() throws Exception {
+        int savesBefore = store.saves;
+        engine.deleting(true);
+        engine.beginReset();
+        CompletableFuture<Void> answer = engine.finishReset(stockResetThatCalls(engine));
+        CompletionException e = expectThrows(CompletionException.class, answer::join);
+        assertTrue(e.getCause().getMessage().contains("being deleted"), e.getCause().getMessage());
+        assertEquals(store.saves, savesBefore, "nothing saved");
     }
 
     /** Stock's reset as {@code PersistentSubscription} runs it: the dispatcher is told, then the future completes. */
