@@ -60,7 +60,10 @@ public final class BroadcastConsumer {
     boolean joined;
     /** The consumer epoch messages carry (Failover redelivery); dispatch thread only. */
     long epoch;
-    /** Set once when the consumer leaves; volatile so event-loop writes stop for it. */
+    /**
+     * Set once when the consumer leaves ({@link #markDetached}, on the leaving thread, then {@link #markRemoved});
+     * volatile so that the dispatch thread and event-loop writes stop for it.
+     */
     private volatile boolean removed;
 
     /** Single writer: the connection's event loop. */
@@ -92,6 +95,16 @@ public final class BroadcastConsumer {
     void markRemoved() {
         removed = true;
         state = State.REMOVED;
+    }
+
+    /**
+     * It left: nothing more is sent to it, from now on (any thread; {@link RetainedCursors#detach} calls it before the
+     * name can be taken again). The dispatch thread removes it from its lists later ({@link #markRemoved}); until
+     * then a consumer that resumed its name shares its cursor, and serving the one that left would move that cursor
+     * past entries the new one never gets (a review, forty-fifth session).
+     */
+    void markDetached() {
+        removed = true;
     }
 
     boolean isRemoved() {

@@ -151,7 +151,9 @@ final class FanOut {
         bc.cursor.advanceNextTo(next);
         if (before != BroadcastConsumer.State.REMOVED) {
             place(bc);
-            end.tellIfDone(bc); // moved to the end of a terminated topic (clear-backlog, skip)
+            if (!bc.isRemoved()) { // not one that left (BroadcastConsumer#markDetached): its id may be gone
+                end.tellIfDone(bc); // moved to the end of a terminated topic (clear-backlog, skip)
+            }
         }
     }
 

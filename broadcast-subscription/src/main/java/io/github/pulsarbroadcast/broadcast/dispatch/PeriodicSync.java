@@ -94,6 +94,17 @@ final class PeriodicSync {
         long now = nanoClock.getAsLong();
         boolean summarize = beginScan(now);
         long resetsBefore = resets.begunSoFar();
+        // During the recovery window consumers attached before the move may still be on their way back, and they
+        // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
+        // Before a skip it moves in a window a reset opened (every position was restarted, so every consumer is known),
+        // not in one where a name it does not know may have been attached: that consumer resumes at the mark-delete
+        // position, which the skip must not pass (the skip then counts from there: it skips less, never more).
+        // Decided before the scan and again after it: the mark-delete is issued after the positions' lock is left, and
+        // a join in the window's last moments, after the scan, starts at the window's floor below it (a review,
+        // forty-fifth session: decided only after the scan, the window could end between, and the next scan moved
+        // that consumer past what it never got); and a window may open after the scan (a reset, caught by
+        // resetsBefore as well, or a close and a reopen: a review of the fix).
+        boolean mayMoveBefore = mayMove(beforeSkip);
         // Closed and reset are checked, and the mark-delete read, under the positions' lock (regression: checked
         // before it, a close's drop of the retained positions could fall between, and the mark-delete pass them).
         if (!cursors.scan(scanStart, now, scan)) {
@@ -105,14 +116,8 @@ final class PeriodicSync {
         }
         countExpiredAndMoved();
         moveForward(markDeleted);
-        // During the recovery window consumers attached before the move may still be on their way back, and they
-        // resume at the mark-delete position: it must not move until then. Nor while a reset is under way.
-        // Before a skip it moves in a window a reset opened (every position was restarted, so every consumer is known),
-        // not in one where a name it does not know may have been attached: that consumer resumes at the mark-delete
-        // position, which the skip must not pass (the skip then counts from there: it skips less, never more).
         PositionImpl lowest = scan.lowestAcknowledged;
-        boolean mayMove = beforeSkip ? !recovery.mayHaveUnknownAttached() : !recovery.isOpen();
-        if (mayMove && lowest != null && lowest.compareTo(markDeleted) > 0) {
+        if (mayMoveBefore && mayMove(beforeSkip) && lowest != null && lowest.compareTo(markDeleted) > 0) {
             resets.markDeleteUnlessResetSince(resetsBefore, storage, lowest);
         }
         if (scan.lowestNext != null) {
@@ -120,6 +125,11 @@ final class PeriodicSync {
         }
         dropWithheld();
         positions.maybeSave(cursors, nanoClock.getAsLong());
+    }
+
+    /** Whether the mark-delete may move now (see {@link #run}); dispatch thread. */
+    private boolean mayMove(boolean beforeSkip) {
+        return beforeSkip ? !recovery.mayHaveUnknownAttached() : !recovery.isOpen();
     }
 
     /**

@@ -244,8 +244,10 @@ final class PositionSync {
             // Nothing can be saved here any more. A save on close has nothing to do; any other fails, so that a reset
             // does not answer success with positions no store holds (left by the forty-fourth note).
             return closing ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(
-                    new NotSavableHere(stopped ? DELETING
-                            : "the topic left this broker: the positions can no longer be saved here"));
+                    new PositionStore.NotSaved(stopped ? DELETING : abandoned
+                            ? "the topic left this broker: the positions can no longer be saved here"
+                            : "the saved positions can no longer be written here (another broker took them over, or"
+                                    + " they were deleted)"));
         }
         CompletableFuture<Void> saved;
         try {
@@ -290,12 +292,4 @@ final class PositionSync {
     /** Why {@link #saveNow} refuses a save while the subscription is being deleted. */
     static final String DELETING = "the subscription is being deleted";
 
-    /** A save refused because no save can land here any more ({@link #saveNow}): no later save retries it. */
-    static final class NotSavableHere extends IllegalStateException {
-        private static final long serialVersionUID = 1L;
-
-        NotSavableHere(String message) {
-            super(message);
-        }
-    }
 }

@@ -1,5 +1,6 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
+import io.github.pulsarbroadcast.broadcast.positions.PositionStore;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -65,7 +66,7 @@ final class ResetGate {
                     Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                     String why = cause instanceof java.util.concurrent.TimeoutException
                             ? "not done within " + SAVE_TIMEOUT_SECONDS + " s"
-                            : cause instanceof PositionSync.NotSavableHere ? cause.getMessage() : cause.toString();
+                            : cause instanceof PositionStore.NotSaved ? cause.getMessage() : cause.toString();
                     log.warn("{} The subscription was reset, but saving the consumers' positions failed: {}", name,
                             why);
                     throw new CompletionException(new BrokerServiceException(answer(cause, why)));
@@ -74,10 +75,10 @@ final class ResetGate {
 
     /** The error a reset whose save failed answers: what it means and what to do. */
     private static String answer(Throwable cause, String why) {
-        if (cause instanceof PositionSync.NotSavableHere && PositionSync.DELETING.equals(why)) {
+        if (cause instanceof PositionStore.NotSaved && PositionSync.DELETING.equals(why)) {
             return "The subscription was reset while it is being deleted: its consumers' positions were not saved.";
         }
-        if (cause instanceof PositionSync.NotSavableHere) {
+        if (cause instanceof PositionStore.NotSaved) {
             return "The subscription was reset, but its consumers' positions can no longer be saved on this broker ("
                     + why + "): the broker that serves it next may bring back their positions from before the reset."
                     + " Run the reset-cursor again.";

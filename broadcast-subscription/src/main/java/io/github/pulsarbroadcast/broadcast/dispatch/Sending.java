@@ -47,8 +47,8 @@ final class Sending {
      * {@code send}, its connection's send.
      */
     void sendFrom(EntrySource source, int index, BroadcastConsumer bc, ConnectionSend send) {
-        if (index >= source.size() || bc.cursor.permits() <= 0) {
-            return;
+        if (index >= source.size() || bc.cursor.permits() <= 0 || bc.isRemoved()) {
+            return; // removed: it left, and its cursor may be another consumer's now (BroadcastConsumer#markDetached)
         }
         send.startConsumer(bc, bc.epoch);
         for (int i = index; i < source.size() && bc.cursor.permits() > 0; i++) {

@@ -50,24 +50,45 @@ final class StartDecision {
         }
         return store.load().handle((loaded, e) -> {
             if (e != null) {
-                throw refusedAfterFailedLoad(stillServed, logName, e);
+                throw refused(stillServed, logName, e, "its saved consumer positions could not be read");
             }
             return decide(store, loaded, wallClock.getAsLong(), config, logName);
         });
     }
 
-    /** The refusal of an installation whose load failed ({@link #resume}). */
-    private static CompletionException refusedAfterFailedLoad(BooleanSupplier stillServed, String logName,
-                                                              Throwable loadFailure) {
+    /**
+     * How a subscription created anew on this broker starts: with nothing saved, once what an earlier subscription
+     * of its name left is dropped; refused as not ready when dropping it fails. Regression (a review, forty-fifth
+     * session): it started anyway, its first save took the earlier subscription's head over, and the head's creation
+     * time, older than the new cursor's, made the next owner discard this subscription's own positions as an earlier
+     * one's. The retry finds the cursor and loads, which drops them ({@link PositionStore#load}).
+     */
+    static CompletableFuture<SubscriptionStart> fresh(PositionStore store, BroadcastConfig config,
+                                                      BooleanSupplier stillServed, String logName) {
+        if (config.positionSyncIntervalMs() == 0) {
+            return CompletableFuture.completedFuture(new SubscriptionStart(store, null, false));
+        }
+        return store.discard().handle((v, e) -> {
+            if (e != null) {
+                throw refused(stillServed, logName, e,
+                        "the saved consumer positions of an earlier subscription of its name could not be cleared");
+            }
+            return new SubscriptionStart(store, null, false);
+        });
+    }
+
+    /** The refusal of an installation whose call to the store failed ({@link #resume}, {@link #fresh}). */
+    private static CompletionException refused(BooleanSupplier stillServed, String logName, Throwable failure,
+                                               String what) {
         if (!stillServed.getAsBoolean()) {
             return new CompletionException(new TopicFencedException("Topic is closing"));
         }
-        Throwable cause = loadFailure instanceof CompletionException && loadFailure.getCause() != null
-                ? loadFailure.getCause() : loadFailure;
-        log.warn("{} Could not read the saved consumer positions ({}): the subscribe is refused as not ready and the"
-                + " positions are left as they are", logName, cause.toString());
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause() : failure;
+        log.warn("{} {} ({}): the subscribe is refused as not ready; its retry reads the saved positions again",
+                logName, what, cause.toString());
         return new CompletionException(new ServiceUnitNotReadyException("Broadcast subscription " + logName
-                + ": its saved consumer positions could not be read (" + cause + "); retry"));
+                + ": " + what + " (" + cause + "); retry"));
     }
 
     /** The start from what a load read. */

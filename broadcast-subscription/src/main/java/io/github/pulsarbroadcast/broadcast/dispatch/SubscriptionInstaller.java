@@ -154,17 +154,8 @@ public final class SubscriptionInstaller {
         }
         PositionStore store = service.positionStore(topic.getName(), name, () -> ownsTopic(topic));
         String logName = "[" + topic.getName() + "][" + name + "]";
-        if (service.config().positionSyncIntervalMs() == 0) {
-            return CompletableFuture.completedFuture(new SubscriptionStart(store, null, cursorExisted));
-        }
         if (!cursorExisted) {
-            return store.discard().handle((v, e) -> {
-                if (e != null) {
-                    log.warn("{} Could not clear saved consumer positions for the new subscription: {}", logName,
-                            e.toString());
-                }
-                return new SubscriptionStart(store, null, false);
-            });
+            return StartDecision.fresh(store, service.config(), () -> BroadcastSubscription.servedHere(topic), logName);
         }
         return StartDecision.resume(store, service.config(), System::currentTimeMillis,
                 () -> BroadcastSubscription.servedHere(topic), logName);

@@ -96,6 +96,10 @@ final class TailWaiters {
                 ConnectionSend send = fanOut.sending.sendFor(byConnection.getKey(), sends);
                 for (; i < group.size(); i++) {
                     BroadcastConsumer bc = group.get(i);
+                    if (bc.isRemoved()) {
+                        moved.add(bc); // it left (BroadcastConsumer#markDetached): placing it drops it
+                        continue;
+                    }
                     if (last.of(bc).compareTo(batch.get(0).position) < 0) {
                         // It waits for an entry before this read (the read position moved on while it joined): serving
                         // it from here would skip that entry. It goes to the window or a catch-up read instead.

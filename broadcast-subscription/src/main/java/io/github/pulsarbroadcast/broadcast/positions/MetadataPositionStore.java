@@ -29,9 +29,9 @@ import org.slf4j.LoggerFactory;
  * one paused again between that read and its chunk writes could still overwrite them, which the CRC then rejects: the
  * subscription falls back to its recovery window at the mark-delete position (duplicates for consumers back within
  * it; one away for longer loses its saved position; chunk nodes named after their writer would close that too, at the
- * cost of a new snapshot format). A store whose discard failed before that write takes
- * the head over before its first save while this broker owns the topic, and otherwise stands down (after a failed load
- * the installation is refused, and its retry loads with a new store). A head taken over no longer says its snapshot
+ * cost of a new snapshot format). A store that was not taken over (its load or discard failed; the installation is
+ * then refused, and its retry loads with a new store, so in the broker this is only a safeguard) takes the head over
+ * before its first save while this broker owns the topic, and otherwise stands down. A head taken over no longer says its snapshot
  * was saved on close. A head created before the subscription's managed cursor node belongs to an earlier
  * subscription of the same name (deleted, its positions not yet removed): {@link #load} discards it rather than
  * resume this subscription's consumers from it.
@@ -116,7 +116,7 @@ public final class MetadataPositionStore implements PositionStore {
 
     @Override
     public synchronized boolean isFenced() {
-        return fenced;
+        return fenced || deleted; // either way no save lands here any more (a review, forty-fifth session)
     }
 
     @Override
@@ -211,6 +211,12 @@ public final class MetadataPositionStore implements PositionStore {
     @Override
     public CompletableFuture<Void> save(List<SavedPosition> positions, JoinFloor joinFloor, boolean onClose) {
         byte[] snapshot = SnapshotCodec.encode(positions, joinFloor);
+        if (snapshot.length > PositionHead.MAX_SNAPSHOT_BYTES
+                || (snapshot.length + (long) chunkBytes - 1) / chunkBytes > PositionHead.MAX_CHUNKS) {
+            return CompletableFuture.failedFuture(new IllegalStateException("a snapshot of " + snapshot.length
+                    + " bytes (" + positions.size() + " consumers) is above what a load reads back (at most "
+                    + PositionHead.MAX_SNAPSHOT_BYTES + " bytes in " + PositionHead.MAX_CHUNKS + " chunks)"));
+        }
         // The save time, negated for the save made on close (a graceful move): one field, no format change.
         long savedAt = onClose ? -System.currentTimeMillis() : System.currentTimeMillis();
         return chain(() -> write(snapshot, savedAt));
@@ -297,7 +303,11 @@ public final class MetadataPositionStore implements PositionStore {
         int nextSlot;
         synchronized (this) {
             if (fenced || deleted) {
-                return CompletableFuture.completedFuture(null);
+                // Skipped: a failure but for the save on close (savedAt < 0), so that a reset whose save comes after
+                // the fencing does not answer success with nothing saved (a review, forty-fifth session).
+                return savedAt < 0 ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(
+                        new NotSaved(fenced ? "another broker has taken the saved positions over"
+                                : "the saved positions were deleted"));
             }
             if (version < 0) { // not taken over yet
                 return takeOverNow().thenCompose(v -> write(snapshot, savedAt, true));

@@ -19,9 +19,14 @@ final class PositionHead {
     private static final int WRITER_OFFSET = 4;
     private static final int SLOT_OFFSET = 12;
     private static final int SAVED_AT_OFFSET = BYTES - 8;
-    /** Bounds of a readable head: far above any real snapshot (about 3 bytes per consumer plus its name). */
-    static final int MAX_CHUNKS = 65_536;
-    static final int MAX_SNAPSHOT_BYTES = 1 << 30;
+    /**
+     * Bounds of a readable head, far above any real snapshot (about 3 bytes per consumer plus its name, and at most
+     * 9 MB of acknowledged ranges: 100,000 consumers take about 4 MB), and low enough that a damaged head costs
+     * little: at most this many chunk reads and bytes (a review, forty-fifth session: 65,536 reads and 1 GiB).
+     * {@link MetadataPositionStore#save} refuses a snapshot a load would refuse.
+     */
+    static final int MAX_CHUNKS = 4_096;
+    static final int MAX_SNAPSHOT_BYTES = 256 << 20;
 
     /** A parsed head. */
     static final class Fields {

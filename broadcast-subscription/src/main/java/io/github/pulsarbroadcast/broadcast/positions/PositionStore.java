@@ -57,13 +57,26 @@ public interface PositionStore {
     /**
      * Replaces the saved positions with {@code positions} and their {@code joinFloor} (null: unknown);
      * {@code onClose}: the subscription closes after it (inside a recovery window the floor then carries the window's
-     * end, {@link JoinFloor#windowEndMillis}).
+     * end, {@link JoinFloor#windowEndMillis}). A save a fenced or deleted store skips fails with {@link NotSaved},
+     * except the one on close (nothing is left to save then).
      */
     CompletableFuture<Void> save(List<SavedPosition> positions, JoinFloor joinFloor, boolean onClose);
 
     /** Removes the saved positions for good (the subscription is deleted). */
     CompletableFuture<Void> delete();
 
-    /** Whether another writer took the state over, so this one no longer saves. */
+    /**
+     * Whether no save lands here any more: another writer took the state over, or the state was deleted (the
+     * subscription's, or from under it).
+     */
     boolean isFenced();
+
+    /** A save refused because none can land here any more: no later save retries it. */
+    final class NotSaved extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        public NotSaved(String message) {
+            super(message);
+        }
+    }
 }

@@ -63,6 +63,11 @@ final class ModelHarness implements DispatchLoop {
         };
     }
 
+    /** Takes the last queued dispatch task out of the queue: a test posts it later (another thread's post, late). */
+    Runnable takeLastTask() {
+        return tasks.pollLast();
+    }
+
     /** Runs one queued task, a dispatch task or background work; false when there is none. */
     boolean runOne() {
         boolean fromBackground = !background.isEmpty()

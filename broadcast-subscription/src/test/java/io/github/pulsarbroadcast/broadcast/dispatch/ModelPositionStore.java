@@ -33,6 +33,8 @@ final class ModelPositionStore implements PositionStore {
     Error failNextSave;
     /** The next load fails (the metadata store did not answer), then cleared. */
     boolean failNextLoad;
+    /** When set, the next {@link #discard} fails, leaving what is saved. */
+    boolean failNextDiscard;
     /** Draws whether a save fails (one in six); null: saves fail only when forced. */
     Random saveFaults;
     /** Whether the next save fails, whatever {@link #saveFaults} would draw (null: draw), then cleared. */
@@ -98,6 +100,10 @@ final class ModelPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Void> discard() {
+        if (failNextDiscard) {
+            failNextDiscard = false;
+            return CompletableFuture.failedFuture(new IllegalStateException("simulated: the delete did not complete"));
+        }
         saved = null;
         joinFloor = null;
         return CompletableFuture.completedFuture(null);

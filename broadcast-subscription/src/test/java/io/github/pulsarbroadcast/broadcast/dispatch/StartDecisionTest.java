@@ -4,11 +4,14 @@ import static org.testng.Assert.assertEquals;
 import static org.testng.Assert.assertFalse;
 import static org.testng.Assert.assertNull;
 import static org.testng.Assert.assertTrue;
+import static org.testng.Assert.expectThrows;
 
 import io.github.pulsarbroadcast.broadcast.BroadcastConfig;
 import io.github.pulsarbroadcast.broadcast.positions.PositionStore.Loaded;
 import io.github.pulsarbroadcast.broadcast.positions.SavedPosition;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.apache.pulsar.broker.service.BrokerServiceException.ServiceUnitNotReadyException;
 import org.testng.annotations.Test;
 
 /**
@@ -30,6 +33,28 @@ public class StartDecisionTest {
     private static SubscriptionStart decide(List<SavedPosition> positions, long ageMillis, boolean onClose) {
         Loaded loaded = new Loaded(positions, null, NOW - ageMillis, onClose);
         return StartDecision.decide(new ModelPositionStore(), loaded, NOW, CONFIG, "[t][s]");
+    }
+
+    /**
+     * A subscription created anew whose clearing of what an earlier subscription of its name saved fails is refused
+     * as not ready, the store left as it is; the retry (its cursor exists then) loads, which drops them. Regression (a
+     * review, forty-fifth session): it started anyway, its first save took the earlier head over, and the head's
+     * older creation time made the next owner discard this subscription's own positions as an earlier one's.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aNewSubscriptionWhoseClearingFailsIsRefusedAsNotReady() throws Exception {
+        ModelPositionStore store = new ModelPositionStore();
+        store.save(POSITIONS, null, false).join(); // an earlier subscription's
+        store.failNextDiscard = true;
+        CompletionException e = expectThrows(CompletionException.class,
+                () -> StartDecision.fresh(store, CONFIG, () -> true, "[t][s]").join());
+        assertTrue(e.getCause() instanceof ServiceUnitNotReadyException, e.toString());
+        assertTrue(e.getCause().getMessage().contains("could not be cleared"), e.getCause().getMessage());
+        assertTrue(store.load().join().found(), "left as it was");
+        SubscriptionStart start = StartDecision.fresh(store, CONFIG, () -> true, "[t][s]").join();
+        assertFalse(start.recovering);
+        assertNull(start.restored);
+        assertFalse(store.load().join().found(), "cleared by the retry");
     }
 
     @Test(groups = "unit", timeOut = 10_000)
