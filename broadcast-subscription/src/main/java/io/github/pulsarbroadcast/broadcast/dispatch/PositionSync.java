@@ -226,7 +226,12 @@ final class PositionSync {
             return;
         }
         changed = true;
-        if (failuresLogged++ == 0 || log.isDebugEnabled()) {
+        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                ? e.getCause() : e;
+        if (cause instanceof PositionStore.NotSaved) {
+            // No save lands here any more (fenced or deleted meanwhile): none is tried again (maybeSave).
+            log.info("{} Consumer positions are no longer saved on this broker: {}", name, cause.getMessage());
+        } else if (failuresLogged++ == 0 || log.isDebugEnabled()) {
             log.warn("{} Saving consumer positions failed (retried every interval; logged again when it has"
                     + " worked once): {}", name, e.toString());
         }

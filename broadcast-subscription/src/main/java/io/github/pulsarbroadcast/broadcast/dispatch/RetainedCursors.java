@@ -25,10 +25,11 @@ import org.apache.pulsar.broker.service.BrokerServiceException.ConsumerBusyExcep
  * every moment. With two maps, a consumer moving from one to the other (a join resuming, a leave retaining) was in
  * neither for an instant, and a scan at that instant could move the mark-delete past its acknowledged position. Here
  * a position stays in the one table through the whole move, and {@link #scan} runs under the same lock as attach and
- * detach, so a new position is either seen by the scan or created after it. One created after the scan and before
- * the mark-delete it computed is issued (outside the lock) starts at the old mark-delete or the tail: the mark-delete
- * then passes it only outside a recovery window, where such a join is an {@code Earliest} one, no different from one
- * made a moment later ({@link PeriodicSync} decides whether it may move before the scan). The
+ * detach, so a new position is either seen by the scan or created after it. A position created after the scan, but
+ * before the mark-delete the scan computed is issued (outside the lock), starts at the old mark-delete or the tail:
+ * the mark-delete then passes it only outside a recovery window, where such a join is an {@code Earliest} one, no
+ * different from one made a moment later ({@link PeriodicSync} decides whether it may move before and after the
+ * scan). The
  * positions themselves are rows of a {@link PositionTable} (arrays, which the scan walks); the maps only find a
  * name's or an anonymous consumer's row.
  *

@@ -18,6 +18,8 @@ final class TailWaiters {
     private final FanOut fanOut;
     private final Map<ConsumerConnection, List<BroadcastConsumer>> waiting = new IdentityHashMap<>();
     private int count;
+    /** Scratch of {@link #serve}, reset at its start (no allocation per pass). */
+    private final Normalized last = new Normalized();
 
     TailWaiters(FanOut fanOut) {
         this.fanOut = fanOut;
@@ -83,7 +85,7 @@ final class TailWaiters {
                   List<BroadcastConsumer> moved) {
         // Consumers waiting at the tail share one next position (the previous batch's after()): normalize it once,
         // not per consumer (at the tail it is not a valid position yet, so each call would ask the ledger).
-        Normalized last = new Normalized();
+        last.reset();
         boolean atFrontier = false;
         for (Iterator<Map.Entry<ConsumerConnection, List<BroadcastConsumer>>> groups = waiting.entrySet().iterator();
                 groups.hasNext(); ) {
@@ -151,6 +153,10 @@ final class TailWaiters {
         private long ledger = -1;
         private long entry = -1;
         private PositionImpl position;
+
+        void reset() {
+            position = null;
+        }
 
         PositionImpl of(BroadcastConsumer bc) {
             if (position == null || bc.cursor.nextLedger() != ledger || bc.cursor.nextEntry() != entry) {

@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * subscription falls back to its recovery window at the mark-delete position (duplicates for consumers back within
  * it; one away for longer loses its saved position; chunk nodes named after their writer would close that too, at the
  * cost of a new snapshot format). A store that was not taken over (its load or discard failed; the installation is
- * then refused, and its retry loads with a new store, so in the broker this is only a safeguard) takes the head over
- * before its first save while this broker owns the topic, and otherwise stands down. A head taken over no longer says its snapshot
- * was saved on close. A head created before the subscription's managed cursor node belongs to an earlier
- * subscription of the same name (deleted, its positions not yet removed): {@link #load} discards it rather than
- * resume this subscription's consumers from it.
+ * then refused, and its retry loads with a new store, so in the broker this is only a safeguard) takes the head
+ * over before its first save while this broker owns the topic, and otherwise stands down. A head taken over no
+ * longer says its snapshot was saved on close. A head created before the subscription's managed cursor node belongs
+ * to an earlier subscription of the same name (deleted, its positions not yet removed): {@link #load} discards it
+ * rather than resume this subscription's consumers from it.
  *
  * <p>Threading: any thread; writes are chained on {@link #tail} (guarded by {@code this}) and run one at a time;
  * {@link #version}, {@link #slot} and the flags are guarded by {@code this}.

@@ -37,7 +37,8 @@ public class StartDecisionTest {
 
     /**
      * A subscription created anew whose clearing of what an earlier subscription of its name saved fails is refused
-     * as not ready, the store left as it is; the retry (its cursor exists then) loads, which drops them. Regression (a
+     * as not ready, the store left as it is (the broker's retry finds the cursor and loads, which drops them:
+     * {@code SubscriptionOfTheSameNameTest}; here the clearing is simply tried again). Regression (a
      * review, forty-fifth session): it started anyway, its first save took the earlier head over, and the head's
      * older creation time made the next owner discard this subscription's own positions as an earlier one's.
      */
