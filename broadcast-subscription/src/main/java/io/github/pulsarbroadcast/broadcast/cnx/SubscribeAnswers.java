@@ -10,6 +10,7 @@ import org.apache.pulsar.broker.service.PulsarCommandSender;
 import org.apache.pulsar.broker.service.persistent.PersistentSubscription;
 import org.apache.pulsar.common.api.proto.CommandSubscribe;
 import org.apache.pulsar.common.api.proto.ServerError;
+import org.apache.pulsar.common.util.FutureUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,6 +85,6 @@ final class SubscribeAnswers {
 
     /** The failure a future completed with, out of its {@link CompletionException}. */
     private static Throwable causeOf(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return FutureUtil.unwrapCompletionException(error);
     }
 }

@@ -19,7 +19,7 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  * and each reference store into a long-lived object costs G1 a dirty card to refine (its refinement threads took
  * 16-22% of the broker's CPU at 100,000 consumers, see docs/benchmarks.md, experiment 7). The accessors that
  * return a {@link PositionImpl} make a new one; the dispatcher's per-delivery calls ({@link #sent},
- * {@link #nextLedger}, {@link #compareNextTo}) do not.
+ * {@link SendState#nextLedger}, {@link SendState#compareNextTo}) do not.
  *
  * <p>Threading: acknowledgements arrive on the connections' event loops and the dispatcher works on the
  * subscription's dispatch thread, so the state is split:
@@ -29,8 +29,8 @@ import org.apache.bookkeeper.mledger.impl.PositionImpl;
  *   <li>the highest sent pair is single-writer (the dispatch thread). Its ledger changes only under the monitor
  *       and its entry is volatile, so a reader holding the monitor sees a pair that was the highest sent at some
  *       moment (the entry alone moves while the ledger stays);</li>
- *   <li>the next pair is single-writer and read only by the dispatch thread; {@link #permits} is single-writer
- *       and volatile for stats readers;</li>
+ *   <li>the send side ({@link #sending}: the next position, the permits) is single-writer, the dispatch thread
+ *       (see {@link SendState});</li>
  *   <li>{@link #skipTo}, {@link #acknowledgeLost} and {@link #passWithheld} also write the highest sent pair; they
  *       run on the dispatch thread too.</li>
  * </ul>
@@ -53,18 +53,8 @@ public final class VirtualCursor {
      */
     private volatile long sentLedger;
     private volatile long sentEntry;
-    /** The next position to send. Dispatch thread only. */
-    private long nextLedger;
-    private long nextEntry;
-    /**
-     * After a {@link #rewind}, the highest position sent before it (ledger -1: none): entries up to it may have been
-     * acknowledged since the rewind and are checked before they are sent again. Dispatch thread only.
-     */
-    private long resendLedger = -1;
-    private long resendEntry;
-    /** Messages the consumer can still receive (flow-control permits). Single writer: dispatcher thread; volatile
-     *  for stats readers. */
-    private volatile int permits;
+    /** The send side: the next position to send, the entries being sent again, the permits. Dispatch thread. */
+    public final SendState sending = new SendState();
 
     /**
      * A cursor at {@code start}: everything up to and including {@code start} counts as acknowledged and sent, and
@@ -76,7 +66,7 @@ public final class VirtualCursor {
             setAcknowledged(start);
             setSent(start.getLedgerId(), start.getEntryId());
         }
-        setNext(rules.sequence().next(start));
+        sending.setNext(rules.sequence().next(start));
     }
 
     /**
@@ -97,7 +87,7 @@ public final class VirtualCursor {
                     cursor.moveAcknowledgedTo(cursor.acknowledgedPosition()); // over entries no consumer is sent
                 }
                 cursor.sentUpToAcknowledged();
-                cursor.setNext(rules.sequence().next(cursor.acknowledgedPosition()));
+                cursor.sending.setNext(rules.sequence().next(cursor.acknowledgedPosition()));
             }
         }
         return cursor;
@@ -317,34 +307,6 @@ public final class VirtualCursor {
         return PositionImpl.get(sentLedger, sentEntry);
     }
 
-    /** The next position to send (a new object). */
-    public PositionImpl next() {
-        return PositionImpl.get(nextLedger, nextEntry);
-    }
-
-    /** The ledger of the next position to send. */
-    public long nextLedger() {
-        return nextLedger;
-    }
-
-    /** The entry of the next position to send. */
-    public long nextEntry() {
-        return nextEntry;
-    }
-
-    /** Compares the next position to send with {@code position}, as {@link PositionImpl#compareTo} would. */
-    public int compareNextTo(PositionImpl position) {
-        return compare(nextLedger, nextEntry, position.getLedgerId(), position.getEntryId());
-    }
-
-    /**
-     * The lower of {@code lowest} and the next position to send: {@code lowest} itself unless this cursor's is
-     * below it (or it is null).
-     */
-    public PositionImpl lowerNext(PositionImpl lowest) {
-        return lowest != null && compareNextTo(lowest) >= 0 ? lowest : next();
-    }
-
     /** Records that the entry at {@code position} was handed to the connection; {@code following} comes next. */
     public void sent(PositionImpl position, PositionImpl following, int messages) {
         long ledger = position.getLedgerId();
@@ -358,20 +320,18 @@ public final class VirtualCursor {
                 setSent(ledger, entry);
             }
         }
-        setNext(following);
-        permits -= messages;
+        sending.sent(following, messages);
     }
 
     /** Passes over an entry that needs no sending (it was acknowledged individually): {@code following} is next. */
     public void skip(PositionImpl following) {
-        setNext(following);
+        sending.setNext(following);
     }
 
     /** Rewinds so that everything after the acknowledged position is sent again (redelivery). */
     public void rewind() {
-        setNext(rules.sequence().next(acknowledged()));
-        resendLedger = sentLedger;
-        resendEntry = sentEntry;
+        sending.setNext(rules.sequence().next(acknowledged()));
+        sending.resendUpTo(sentLedger, sentEntry);
     }
 
     /**
@@ -383,39 +343,14 @@ public final class VirtualCursor {
      * Dispatch thread.
      */
     public boolean needsNoSending(PositionImpl position) {
-        if (resendLedger >= 0) {
-            if (compare(position.getLedgerId(), position.getEntryId(), resendLedger, resendEntry) > 0) {
-                resendLedger = -1;
-            } else {
-                synchronized (this) {
-                    if (compareToAcknowledged(position) <= 0) {
-                        return true;
-                    }
+        if (sending.isResending(position)) {
+            synchronized (this) {
+                if (compareToAcknowledged(position) <= 0) {
+                    return true;
                 }
             }
         }
         return isIndividuallyAcknowledged(position);
-    }
-
-    /** Moves the next position to send forward (after {@link #skipTo}); never backwards. */
-    public void advanceNextTo(PositionImpl position) {
-        if (compareNextTo(position) < 0) {
-            setNext(position);
-        }
-    }
-
-    public int permits() {
-        return permits;
-    }
-
-    /** Adds a flow's permits, saturating at {@link Integer#MAX_VALUE} (a client may send any number of flows). */
-    public void addPermits(int additional) {
-        permits = (int) Math.min(Integer.MAX_VALUE, (long) permits + additional);
-    }
-
-    /** Drops all permits: the client forgets its queue on reconnect and sends a fresh flow. */
-    public void resetPermits() {
-        permits = 0;
     }
 
     // ----- the pairs -----
@@ -440,11 +375,6 @@ public final class VirtualCursor {
         sentEntry = entry;
     }
 
-    private void setNext(PositionImpl position) {
-        nextLedger = position.getLedgerId();
-        nextEntry = position.getEntryId();
-    }
-
     /** Caller holds the monitor. */
     private int compareToAcknowledged(PositionImpl position) {
         return compare(position.getLedgerId(), position.getEntryId(), ackedLedger, ackedEntry);
@@ -462,7 +392,7 @@ public final class VirtualCursor {
 
     @Override
     public synchronized String toString() {
-        return "VirtualCursor{acked=" + ackedLedger + ":" + ackedEntry + ", next=" + nextLedger + ":" + nextEntry
-                + ", highestSent=" + sentLedger + ":" + sentEntry + ", permits=" + permits + "}";
+        return "VirtualCursor{acked=" + ackedLedger + ":" + ackedEntry + ", " + sending + ", highestSent=" + sentLedger
+                + ":" + sentEntry + "}";
     }
 }

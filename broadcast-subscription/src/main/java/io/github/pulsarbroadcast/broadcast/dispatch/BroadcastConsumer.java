@@ -182,7 +182,7 @@ public final class BroadcastConsumer {
         long b = bytesOut;
         scratch.msgOutCounter = m - publishedMsgOut;
         scratch.bytesOutCounter = b - publishedBytesOut;
-        scratch.availablePermits = Math.max(cursor.permits(), 0);
+        scratch.availablePermits = Math.max(cursor.sending.permits(), 0);
         scratch.lastConsumedTimestamp = lastSentMillis;
         scratch.lastAckedTimestamp = lastAckedMillis;
         scratch.unackedMessages = 0;

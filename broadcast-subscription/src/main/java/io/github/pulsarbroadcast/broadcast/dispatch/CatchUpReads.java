@@ -104,7 +104,7 @@ final class CatchUpReads extends StorageReads {
         // Read no more than the consumers at the lowest position can take now: the rest would be read again.
         int wanted = 1;
         for (BroadcastConsumer bc : catchingUp.get(first)) {
-            wanted = Math.max(wanted, bc.cursor.permits());
+            wanted = Math.max(wanted, bc.cursor.sending.permits());
         }
         int count = Math.min(fanOut.config.maxReadBatchSize(), wanted);
         // One ledger per read: a ledger that storage lost then fails only reads of its own entries, so a skip
@@ -196,8 +196,8 @@ final class CatchUpReads extends StorageReads {
                     continue; // its cursor may be resumed by another consumer of the same name: never move it
                 }
                 fanOut.sending.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, sends);
-                if (bc.cursor.permits() > 0 && bc.cursor.compareNextTo(batch.after()) < 0) {
-                    bc.cursor.advanceNextTo(batch.after());
+                if (bc.cursor.sending.permits() > 0 && bc.cursor.sending.compareNextTo(batch.after()) < 0) {
+                    bc.cursor.sending.advanceNextTo(batch.after());
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -217,14 +217,7 @@ final class CatchUpReads extends StorageReads {
      * {@code next} did).
      */
     private EntryBatch take(List<Entry> entries, PositionImpl upTo) {
-        PositionImpl after;
-        try {
-            after = fanOut.storage.next(upTo);
-        } catch (RuntimeException | Error e) {
-            entries.forEach(Entry::release);
-            throw e;
-        }
-        EntryBatch batch = EntryBatch.of(entries, after, fanOut.storage); // releases them if it fails
+        EntryBatch batch = EntryBatch.endingAt(entries, upTo, fanOut.storage);
         try {
             countRead(batch);
             return batch;
@@ -308,7 +301,7 @@ final class CatchUpReads extends StorageReads {
         List<BroadcastConsumer> stuck = takeRange(requestedFrom, upTo);
         for (BroadcastConsumer bc : stuck) {
             fanOut.owner.acknowledgeLost(bc, requestedFrom, upTo); // as stock's cursor marks them deleted
-            bc.cursor.advanceNextTo(after);
+            bc.cursor.sending.advanceNextTo(after);
         }
         fanOut.placeAll(stuck);
         read();

@@ -67,7 +67,7 @@ final class ConsumerListingSource implements Function<Map<String, String>, Map<S
         PositionImpl sent = bc.cursor().highestSent();
         return new ConsumerRow(bc.name(), bc.consumerId(), ListingQuery.State.valueOf(bc.state().name()),
                 acknowledged.getLedgerId(), acknowledged.getEntryId(), sent.getLedgerId(), sent.getEntryId(),
-                offsets.lag(acknowledged), Math.max(bc.cursor().permits(), 0), bc.lastAckedMillis(),
+                offsets.lag(acknowledged), Math.max(bc.cursor().sending.permits(), 0), bc.lastAckedMillis(),
                 bc.lastSentMillis(), bc.messagesSent(), System.identityHashCode(bc), consumer);
     }
 

@@ -39,6 +39,21 @@ final class EntryBatch implements EntrySource {
         return new EntryBatch(entries, after);
     }
 
+    /**
+     * {@link #of}, the read ending at {@code last} (the position after it asked of {@code storage}); on failure the
+     * entries are released.
+     */
+    static EntryBatch endingAt(List<Entry> read, PositionImpl last, SubscriptionStorage storage) {
+        PositionImpl after;
+        try {
+            after = storage.next(last);
+        } catch (RuntimeException | Error e) {
+            read.forEach(Entry::release);
+            throw e;
+        }
+        return of(read, after, storage); // releases them if it fails
+    }
+
     @Override
     public int size() {
         return entries.size();

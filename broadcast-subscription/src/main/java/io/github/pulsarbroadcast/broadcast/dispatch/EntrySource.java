@@ -24,7 +24,7 @@ interface EntrySource {
 
     /** {@link #indexAtOrAfter(PositionImpl)} for a cursor's next position (nothing allocated). */
     default int indexAtOrAfterNextOf(VirtualCursor cursor) {
-        return indexAtOrAfter(cursor.nextLedger(), cursor.nextEntry());
+        return indexAtOrAfter(cursor.sending.nextLedger(), cursor.sending.nextEntry());
     }
 
     /** {@link #indexAtOrAfter(PositionImpl)} for the position {@code ledger:entry} (nothing allocated). */

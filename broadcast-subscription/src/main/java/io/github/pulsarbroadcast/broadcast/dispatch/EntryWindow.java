@@ -101,7 +101,7 @@ final class EntryWindow implements EntrySource {
 
     /** {@link #covers} for a cursor's next position (nothing allocated). */
     boolean coversNextOf(VirtualCursor cursor) {
-        return size > 0 && cursor.compareNextTo(get(0).position) >= 0 && cursor.compareNextTo(after) < 0;
+        return size > 0 && cursor.sending.compareNextTo(get(0).position) >= 0 && cursor.sending.compareNextTo(after) < 0;
     }
 
     /** Releases entries older than {@code position}: no consumer needs them any more. */

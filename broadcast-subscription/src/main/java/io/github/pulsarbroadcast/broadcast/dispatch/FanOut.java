@@ -82,7 +82,7 @@ final class FanOut {
     void join(BroadcastConsumer bc) {
         if (bc.resumed) {
             bc.cursor.rewind();
-            bc.cursor.resetPermits();
+            bc.cursor.sending.resetPermits();
         }
         storage.setActive();
         bc.state = BroadcastConsumer.State.IDLE;
@@ -93,7 +93,7 @@ final class FanOut {
         if (bc.isRemoved()) {
             return;
         }
-        bc.cursor.addPermits(permits);
+        bc.cursor.sending.addPermits(permits);
         if (bc.state == BroadcastConsumer.State.IDLE) {
             place(bc);
         }
@@ -148,7 +148,7 @@ final class FanOut {
     void skipForward(BroadcastConsumer bc, PositionImpl next) {
         BroadcastConsumer.State before = bc.state;
         unplace(bc);
-        bc.cursor.advanceNextTo(next);
+        bc.cursor.sending.advanceNextTo(next);
         if (before != BroadcastConsumer.State.REMOVED) {
             place(bc);
             if (!bc.isRemoved()) { // not one that left (BroadcastConsumer#markDetached): its id may be gone
@@ -214,7 +214,7 @@ final class FanOut {
         if (bc.isRemoved() || closed || !bc.joined) {
             return;
         }
-        if (bc.cursor.permits() <= 0) {
+        if (bc.cursor.sending.permits() <= 0) {
             bc.state = BroadcastConsumer.State.IDLE;
             return;
         }
@@ -222,7 +222,7 @@ final class FanOut {
         // could leave a position past the old last entry (it names none) looking written (regression, thirty-ninth
         // session's second review: such a consumer then waited in a catch-up read that could never succeed).
         PositionImpl written = storage.lastConfirmed();
-        PositionImpl next = storage.normalize(bc.cursor.next());
+        PositionImpl next = storage.normalize(bc.cursor.sending.next());
         PositionImpl frontier = tail.frontier();
         int toFrontier = next.compareTo(frontier);
         if (toFrontier < 0 && next.compareTo(written) > 0) {
@@ -233,7 +233,7 @@ final class FanOut {
             next = frontier;
             toFrontier = 0;
         }
-        bc.cursor.advanceNextTo(next);
+        bc.cursor.sending.advanceNextTo(next);
         if (toFrontier >= 0) {
             tail.await(bc, toFrontier > 0);
         } else if (window.covers(next)) {

@@ -1,10 +1,10 @@
 package io.github.pulsarbroadcast.broadcast.dispatch;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.apache.pulsar.common.util.FutureUtil;
 
 /**
  * At most one installation under way per key (topic name and subscription): the many subscribes that arrive together
@@ -75,6 +75,6 @@ final class InstallFlights {
     }
 
     private static Throwable unwrap(Throwable e) {
-        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return FutureUtil.unwrapCompletionException(e);
     }
 }

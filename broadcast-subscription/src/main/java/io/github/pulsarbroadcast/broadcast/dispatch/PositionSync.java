@@ -226,8 +226,7 @@ final class PositionSync {
             return;
         }
         changed = true;
-        Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                ? e.getCause() : e;
+        Throwable cause = org.apache.pulsar.common.util.FutureUtil.unwrapCompletionException(e);
         if (cause instanceof PositionStore.NotSaved) {
             // No save lands here any more (fenced or deleted meanwhile): none is tried again (maybeSave).
             log.info("{} Consumer positions are no longer saved on this broker: {}", name, cause.getMessage());

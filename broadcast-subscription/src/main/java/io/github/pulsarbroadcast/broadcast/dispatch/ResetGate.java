@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.bookkeeper.mledger.impl.PositionImpl;
 import org.apache.pulsar.broker.service.BrokerServiceException;
+import org.apache.pulsar.common.util.FutureUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +64,7 @@ final class ResetGate {
     CompletableFuture<Void> finish(CompletableFuture<Void> stockReset, String name) {
         return stockReset.thenCompose(v -> saved.copy().orTimeout(SAVE_TIMEOUT_SECONDS, TimeUnit.SECONDS)
                 .exceptionally(e -> {
-                    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                    Throwable cause = FutureUtil.unwrapCompletionException(e);
                     String why = cause instanceof java.util.concurrent.TimeoutException
                             ? "not done within " + SAVE_TIMEOUT_SECONDS + " s"
                             : cause instanceof PositionStore.NotSaved ? cause.getMessage() : cause.toString();

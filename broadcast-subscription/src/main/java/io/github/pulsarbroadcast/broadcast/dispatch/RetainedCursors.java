@@ -241,7 +241,7 @@ final class RetainedCursors implements NameHandover.Releases {
         }
         out.lowestAcknowledged = cursor.lowerAcknowledged(out.lowestAcknowledged);
         if (attachedTo != null) {
-            out.lowestNext = cursor.lowerNext(out.lowestNext);
+            out.lowestNext = cursor.sending.lowerNext(out.lowestNext);
             out.lowestConnectedAcknowledged = cursor.lowerAcknowledged(out.lowestConnectedAcknowledged);
         }
         if (out.summaries != null) {

@@ -27,7 +27,7 @@ final class Sending {
 
     /** Sends entries from {@code source}, starting at {@code index}, while the consumer has permits. */
     void sendFrom(EntrySource source, int index, BroadcastConsumer bc, Map<ConsumerConnection, ConnectionSend> sends) {
-        if (index < source.size() && bc.cursor.permits() > 0) {
+        if (index < source.size() && bc.cursor.sending.permits() > 0) {
             sendFrom(source, index, bc, sendFor(bc.cnx, sends));
         }
     }
@@ -47,11 +47,11 @@ final class Sending {
      * {@code send}, its connection's send.
      */
     void sendFrom(EntrySource source, int index, BroadcastConsumer bc, ConnectionSend send) {
-        if (index >= source.size() || bc.cursor.permits() <= 0 || bc.isRemoved()) {
+        if (index >= source.size() || bc.cursor.sending.permits() <= 0 || bc.isRemoved()) {
             return; // removed: it left, and its cursor may be another consumer's now (BroadcastConsumer#markDetached)
         }
         send.startConsumer(bc, bc.epoch);
-        for (int i = index; i < source.size() && bc.cursor.permits() > 0; i++) {
+        for (int i = index; i < source.size() && bc.cursor.sending.permits() > 0; i++) {
             WindowEntry e = source.get(i);
             PositionImpl following = i + 1 < source.size() ? source.get(i + 1).position : source.after();
             if (bc.cursor.needsNoSending(e.position)) {

@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.pulsar.broker.service.BrokerServiceException.ServiceUnitNotReadyException;
 import org.apache.pulsar.broker.service.BrokerServiceException.TopicFencedException;
+import org.apache.pulsar.common.util.FutureUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,8 +84,7 @@ final class StartDecision {
         if (!stillServed.getAsBoolean()) {
             return new CompletionException(new TopicFencedException("Topic is closing"));
         }
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                ? failure.getCause() : failure;
+        Throwable cause = FutureUtil.unwrapCompletionException(failure);
         log.warn("{} {} ({}): the subscribe is refused as not ready; its retry reads the saved positions again",
                 logName, what, cause.toString());
         return new CompletionException(new ServiceUnitNotReadyException("Broadcast subscription " + logName

@@ -227,15 +227,9 @@ final class TailReads extends StorageReads {
      * included, and a window the failure may have left with a gap is cleared (it must stay a gap-free run of entries).
      */
     private EntryBatch takeIntoWindow(List<Entry> entries, long startNanos, long arrivedNanos) {
-        PositionImpl after;
-        try {
-            Entry last = entries.get(entries.size() - 1);
-            after = fanOut.storage.next(PositionImpl.get(last.getLedgerId(), last.getEntryId()));
-        } catch (RuntimeException | Error e) {
-            entries.forEach(Entry::release);
-            throw e;
-        }
-        EntryBatch batch = EntryBatch.of(entries, after, fanOut.storage); // releases them if it fails
+        Entry last = entries.get(entries.size() - 1);
+        EntryBatch batch = EntryBatch.endingAt(entries, PositionImpl.get(last.getLedgerId(), last.getEntryId()),
+                fanOut.storage);
         try {
             frontier = batch.after();
             DispatchCounters counters = fanOut.owner.counters();

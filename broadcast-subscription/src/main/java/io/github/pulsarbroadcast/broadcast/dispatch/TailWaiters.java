@@ -66,11 +66,11 @@ final class TailWaiters {
         for (List<BroadcastConsumer> group : waiting.values()) {
             for (int i = 0; i < group.size(); i++) {
                 BroadcastConsumer bc = group.get(i);
-                if (bc.cursor.compareNextTo(at) <= 0) {
+                if (bc.cursor.sending.compareNextTo(at) <= 0) {
                     return null; // one waits at the read position (usually the first looked at): nothing to skip
                 }
-                if (lowest == null || bc.cursor.compareNextTo(lowest) < 0) {
-                    lowest = bc.cursor.next();
+                if (lowest == null || bc.cursor.sending.compareNextTo(lowest) < 0) {
+                    lowest = bc.cursor.sending.next();
                 }
             }
         }
@@ -109,8 +109,8 @@ final class TailWaiters {
                         continue;
                     }
                     fanOut.sending.sendFrom(batch, batch.indexAtOrAfterNextOf(bc.cursor), bc, send);
-                    int toFrontier = bc.cursor.compareNextTo(frontier);
-                    if (bc.cursor.permits() > 0 && toFrontier >= 0) {
+                    int toFrontier = bc.cursor.sending.compareNextTo(frontier);
+                    if (bc.cursor.sending.permits() > 0 && toFrontier >= 0) {
                         atFrontier |= toFrontier == 0;
                         if (kept != i) { // a store into the long-lived list only where it changes (G1 card marks)
                             group.set(kept, bc);
@@ -159,10 +159,10 @@ final class TailWaiters {
         }
 
         PositionImpl of(BroadcastConsumer bc) {
-            if (position == null || bc.cursor.nextLedger() != ledger || bc.cursor.nextEntry() != entry) {
-                ledger = bc.cursor.nextLedger();
-                entry = bc.cursor.nextEntry();
-                position = fanOut.storage.normalize(bc.cursor.next());
+            if (position == null || bc.cursor.sending.nextLedger() != ledger || bc.cursor.sending.nextEntry() != entry) {
+                ledger = bc.cursor.sending.nextLedger();
+                entry = bc.cursor.sending.nextEntry();
+                position = fanOut.storage.normalize(bc.cursor.sending.next());
             }
             return position;
         }

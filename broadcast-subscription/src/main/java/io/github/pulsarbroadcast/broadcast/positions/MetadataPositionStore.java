@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
+import org.apache.pulsar.common.util.FutureUtil;
 import org.apache.pulsar.metadata.api.GetResult;
 import org.apache.pulsar.metadata.api.MetadataStore;
 import org.apache.pulsar.metadata.api.MetadataStoreException.BadVersionException;
@@ -58,7 +58,7 @@ public final class MetadataPositionStore implements PositionStore {
     private final ChunkReads chunkReads;
     private final long writerId = ThreadLocalRandom.current().nextLong();
     /** Whether this broker still owns the topic (see the constructor). */
-    private final Supplier<CompletableFuture<Boolean>> ownsTopic;
+    private final TopicOwnership ownership;
 
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
     /**
@@ -76,6 +76,12 @@ public final class MetadataPositionStore implements PositionStore {
      * forty-second session's review).
      */
     private boolean headUnknown;
+    /**
+     * Creation time of the subscription's cursor node as {@link #load} or {@link #discard} read it (0: not read, or
+     * not kept by the store): tells this subscription's cursor from that of one created again under its name
+     * ({@link #headGone}). Guarded by {@code this}.
+     */
+    private long cursorCreated;
 
     /**
      * @param managedLedgerName the topic's managed ledger ({@code TopicName#getPersistenceNamingEncoding})
@@ -101,7 +107,7 @@ public final class MetadataPositionStore implements PositionStore {
     public MetadataPositionStore(MetadataStore store, String managedLedgerName, String cursorName, String logName,
                                  int chunkBytes, ChunkReads chunkReads,
                                  Supplier<CompletableFuture<Boolean>> ownsTopic) {
-        this.ownsTopic = ownsTopic;
+        this.ownership = new TopicOwnership(ownsTopic);
         this.store = store;
         this.path = PositionNodes.positions(managedLedgerName, cursorName);
         this.cursorPath = PositionNodes.cursorNode(managedLedgerName, cursorName);
@@ -122,6 +128,7 @@ public final class MetadataPositionStore implements PositionStore {
     @Override
     public CompletableFuture<Loaded> load() {
         return store.get(cursorPath).thenCompose(cursor -> chunkReads.read(() -> store.get(path)).thenCompose(head -> {
+            noteCursor(cursor);
             if (head.isEmpty()) {
                 return takeOver(-1, emptyHead(), 0).thenApply(v -> new Loaded(null, null, 0, false));
             }
@@ -166,7 +173,7 @@ public final class MetadataPositionStore implements PositionStore {
             // down. While it owns the topic (serves it, or still holds its bundle while closing it), the other store is
             // the previous owner's or a stale one (an orphaned installation, a late save of the previous owner), which
             // its next write finds; when ownership cannot be told, as before.
-            return ownsOrUnknown().thenCompose(owns -> {
+            return ownership.orUnknown().thenCompose(owns -> {
                 if (owns) {
                     return takeOverHead(head.get());
                 }
@@ -180,13 +187,13 @@ public final class MetadataPositionStore implements PositionStore {
         });
     }
 
-    /** Whether this broker owns the topic; true when that cannot be told (as before ownership was asked). */
-    private CompletableFuture<Boolean> ownsOrUnknown() {
-        try {
-            return ownsTopic.get().exceptionally(e -> true);
-        } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(true);
-        }
+    private synchronized void noteCursor(Optional<GetResult> cursor) {
+        cursorCreated = cursor.map(c -> c.getStat().getCreationTimestamp()).orElse(0L);
+    }
+
+    /** Whether {@code cursor} is the cursor node {@link #noteCursor} saw (not one created again since). */
+    private synchronized boolean sameCursor(Optional<GetResult> cursor) {
+        return cursorCreated > 0 && cursor.map(c -> c.getStat().getCreationTimestamp() == cursorCreated).orElse(false);
     }
 
     private byte[] emptyHead() {
@@ -205,7 +212,8 @@ public final class MetadataPositionStore implements PositionStore {
 
     @Override
     public CompletableFuture<Void> discard() {
-        return deleteAll().thenCompose(v -> takeOver(-1, emptyHead(), 0));
+        return store.get(cursorPath).thenAccept(this::noteCursor)
+                .thenCompose(v -> HeadRemoval.deleteAll(store, path)).thenCompose(v -> takeOver(-1, emptyHead(), 0));
     }
 
     @Override
@@ -229,48 +237,10 @@ public final class MetadataPositionStore implements PositionStore {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         synchronized (this) {
-            tail = tail.handle((v, e) -> null).thenCompose(v -> deleteOwn())
+            tail = tail.handle((v, e) -> null).thenCompose(v -> HeadRemoval.deleteOwn(store, path, writerId, name))
                     .whenComplete((v, e) -> complete(done, e));
         }
         return done;
-    }
-
-    /**
-     * Deletes the head and its chunks unless another writer's head is there: a subscription of the same name created
-     * since (a device that resubscribed at once, while this deletion waited behind a save) has written its own, which
-     * must stay (regression, twenty-seventh session). A head this store never wrote is left to {@link
-     * CursorDeletions}, which removes it once the cursor is gone.
-     */
-    private CompletableFuture<Void> deleteOwn() {
-        return store.get(path).thenCompose(head -> {
-            byte[] bytes = head.map(GetResult::getValue).orElse(null);
-            if (bytes != null && bytes.length >= PositionHead.BYTES && PositionHead.rawWriter(bytes) != writerId) {
-                log.info("{} Saved consumer positions left in place: they are another writer's (a subscription of the"
-                        + " same name created since, or a new owner)", name);
-                return CompletableFuture.completedFuture(null);
-            }
-            return bytes == null ? CompletableFuture.completedFuture(null) : deleteAll();
-        });
-    }
-
-    /** Deletes the head and its chunks; nothing there is fine. */
-    private CompletableFuture<Void> deleteAll() {
-        return store.deleteRecursive(path).handle((v, e) -> {
-            if (e == null || notFound(e)) {
-                return null;
-            }
-            throw e instanceof CompletionException ? (CompletionException) e : new CompletionException(e);
-        });
-    }
-
-    /** Whether {@code e} (or a cause) says the node does not exist (ZooKeeper's deleteRecursive: NoNode). */
-    private static boolean notFound(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof NotFoundException || t instanceof org.apache.zookeeper.KeeperException.NoNodeException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static void complete(CompletableFuture<Void> done, Throwable e) {
@@ -347,18 +317,18 @@ public final class MetadataPositionStore implements PositionStore {
                 }
                 headUnknown = true;
             }
-            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            Throwable cause = FutureUtil.unwrapCompletionException(e);
             if (cause instanceof BadVersionException || cause instanceof NotFoundException) {
                 refreshHead(); // now, to stop early when fenced or deleted
             }
-            throw cause instanceof CompletionException ? (CompletionException) cause : new CompletionException(cause);
+            throw FutureUtil.wrapToCompletionException(cause);
         });
     }
 
     /**
-     * Reads the head (after a conditional write failed: another writer, or the subscription deleted): fenced when
-     * another writer's, deleted when gone, otherwise its version and slot are this store's again ({@link #headUnknown}
-     * cleared). Fails, leaving the head unknown, when the read fails.
+     * Reads the head (after a conditional write failed: another writer, or the head deleted): fenced when another
+     * writer's, otherwise its version and slot are this store's again ({@link #headUnknown} cleared); when gone, see
+     * {@link #headGone}. Fails, leaving the head unknown, when the read fails.
      */
     private CompletableFuture<Void> refreshHead() {
         return refreshHead(false);
@@ -367,13 +337,12 @@ public final class MetadataPositionStore implements PositionStore {
     /** {@link #refreshHead()}; {@code beforeChunks}: a chunked save's check, read in its own queue. */
     private CompletableFuture<Void> refreshHead(boolean beforeChunks) {
         Supplier<CompletableFuture<Optional<GetResult>>> get = () -> store.get(path);
-        return (beforeChunks ? chunkReads.headCheck(get) : chunkReads.read(get)).thenAccept(head -> {
+        return (beforeChunks ? chunkReads.headCheck(get) : chunkReads.read(get)).thenCompose(head -> {
+            if (head.isEmpty()) {
+                return headGone();
+            }
             synchronized (this) {
-                if (head.isEmpty()) {
-                    deleted = true;
-                    log.warn("{} Saved consumer positions were deleted meanwhile (subscription deleted?): not saving"
-                            + " them any more on this broker", name);
-                } else if (head.get().getValue().length < PositionHead.BYTES
+                if (head.get().getValue().length < PositionHead.BYTES
                         || PositionHead.rawWriter(head.get().getValue()) != writerId) {
                     fenced = true;
                     log.warn("{} Another broker has taken over the saved consumer positions (it owns the topic now):"
@@ -384,9 +353,39 @@ public final class MetadataPositionStore implements PositionStore {
                     headUnknown = false;
                 }
             }
+            return CompletableFuture.<Void>completedFuture(null);
         });
     }
 
+    /**
+     * The head was deleted from under this store. While the subscription's own cursor node exists (the one its load
+     * or discard read, not one of a subscription or topic created again under its name: a review) and this broker
+     * owns the topic, that was an earlier subscription's late removal (its owner's own, {@link
+     * HeadRemoval#deleteOwn}, or {@link CursorDeletions}) racing this subscription's creation under the same name:
+     * the next write creates the head again. Regression (forty-sixth session): such a store stopped saving for as
+     * long as its broker owned the topic. Otherwise the subscription is gone (or no longer this broker's): nothing is
+     * saved any more.
+     */
+    private CompletableFuture<Void> headGone() {
+        return store.get(cursorPath)
+                .thenCompose(cursor -> sameCursor(cursor) ? ownership.forSure()
+                        : CompletableFuture.completedFuture(false))
+                .thenAccept(ours -> {
+                    synchronized (this) {
+                        if (ours && !deleted) {
+                            version = -1; // the next write takes the head over again (takeOverNow)
+                            headUnknown = false;
+                            log.warn("{} The saved consumer positions were deleted from under this subscription (an"
+                                    + " earlier one's of its name removed late): the next save writes them again",
+                                    name);
+                            return;
+                        }
+                        deleted = true;
+                    }
+                    log.warn("{} Saved consumer positions were deleted meanwhile (subscription deleted?): not saving"
+                            + " them any more on this broker", name);
+                });
+    }
 
     @Override
     public String toString() {

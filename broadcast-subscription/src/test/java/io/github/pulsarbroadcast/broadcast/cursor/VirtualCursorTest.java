@@ -34,7 +34,7 @@ public class VirtualCursorTest {
     /** A cursor at 1:-1 (nothing acked) that was sent everything up to {@code lastSent}. */
     private static VirtualCursor sentUpTo(PositionImpl lastSent) {
         VirtualCursor vc = new VirtualCursor(p(1, -1), RULES);
-        vc.addPermits(1_000_000);
+        vc.sending.addPermits(1_000_000);
         for (PositionImpl x = p(1, 0); x.compareTo(lastSent) <= 0; x = TWO_LEDGERS.next(x)) {
             vc.sent(x, TWO_LEDGERS.next(x), 1);
         }
@@ -85,7 +85,7 @@ public class VirtualCursorTest {
     public void withheldEntriesAreMovedOverWithoutARangeEach() {
         CursorRules rules = new CursorRules(TWO_LEDGERS, 1000);
         VirtualCursor vc = new VirtualCursor(p(1, -1), rules);
-        vc.addPermits(100);
+        vc.sending.addPermits(100);
         vc.sent(p(1, 0), p(1, 1), 1);
         vc.acknowledgeIndividual(p(1, 0));
         withheld(rules, vc, p(1, 1));
@@ -118,7 +118,7 @@ public class VirtualCursorTest {
     public void entriesNoConsumerIsSentDoNotSplitTheRangesOfIndividualAcks() {
         CursorRules rules = new CursorRules(TWO_LEDGERS, 3);
         VirtualCursor vc = new VirtualCursor(p(3, -1), rules);
-        vc.addPermits(1000);
+        vc.sending.addPermits(1000);
         vc.sent(p(3, 0), p(3, 1), 1); // held back
         for (long e = 1; e < 40; e += 2) {
             vc.sent(p(3, e), p(3, e + 1), 1);
@@ -144,7 +144,7 @@ public class VirtualCursorTest {
     public void anIndividualAckBeforeAWithheldEntryOfTheNextLedgerSurvivesASave() {
         CursorRules rules = new CursorRules(TWO_LEDGERS, 1000);
         VirtualCursor vc = new VirtualCursor(p(1, 7), rules);
-        vc.addPermits(100);
+        vc.sending.addPermits(100);
         vc.sent(p(1, 8), p(1, 9), 1); // held back
         vc.sent(p(1, 9), p(3, 0), 1);
         withheld(rules, vc, p(3, 0));
@@ -281,7 +281,7 @@ public class VirtualCursorTest {
     public void acksAfterOneNeverAckedMessageCostOneRange() {
         VirtualCursor vc = new VirtualCursor(p(5, -1), new CursorRules(p -> PositionImpl.get(p.getLedgerId(),
                 p.getEntryId() + 1), 3));
-        vc.addPermits(Integer.MAX_VALUE);
+        vc.sending.addPermits(Integer.MAX_VALUE);
         for (long e = 0; e < 10_000; e++) {
             vc.sent(p(5, e), p(5, e + 1), 1);
             if (e > 0) {
@@ -299,7 +299,7 @@ public class VirtualCursorTest {
     public void ackRangesAreBoundedAndAcksPastTheBoundAreDroppedNotLost() {
         VirtualCursor vc = new VirtualCursor(p(5, -1), new CursorRules(p -> PositionImpl.get(p.getLedgerId(),
                 p.getEntryId() + 1), 2));
-        vc.addPermits(100);
+        vc.sending.addPermits(100);
         for (long e = 0; e < 20; e++) {
             vc.sent(p(5, e), p(5, e + 1), 1);
         }
@@ -318,7 +318,7 @@ public class VirtualCursorTest {
         VirtualCursor vc = sentUpTo(p(1, 5));
         vc.acknowledgeCumulative(p(1, 2));
         vc.rewind();
-        assertEquals(vc.next(), p(1, 3));
+        assertEquals(vc.sending.next(), p(1, 3));
         assertEquals(vc.highestSent(), p(1, 5), "acks of what was sent before the rewind stay valid");
         assertEquals(vc.acknowledgeCumulative(p(1, 5)), AckResult.ADVANCED);
     }
@@ -338,14 +338,14 @@ public class VirtualCursorTest {
     @Test(groups = "unit", timeOut = 10_000)
     public void sendingConsumesPermitsPerMessage() {
         VirtualCursor vc = new VirtualCursor(p(1, -1), RULES);
-        vc.addPermits(10);
+        vc.sending.addPermits(10);
         vc.sent(p(1, 0), p(1, 1), 4); // a batch of 4 messages
-        assertEquals(vc.permits(), 6);
-        assertEquals(vc.next(), p(1, 1));
+        assertEquals(vc.sending.permits(), 6);
+        assertEquals(vc.sending.next(), p(1, 1));
         vc.skip(p(1, 2));
-        assertEquals(vc.permits(), 6, "skipping an individually acked entry costs nothing");
-        vc.resetPermits();
-        assertEquals(vc.permits(), 0);
+        assertEquals(vc.sending.permits(), 6, "skipping an individually acked entry costs nothing");
+        vc.sending.resetPermits();
+        assertEquals(vc.sending.permits(), 0);
     }
 
     /**
@@ -425,7 +425,7 @@ public class VirtualCursorTest {
                 : PositionImpl.get(x.getLedgerId(), x.getEntryId() + 1);
         VirtualCursor vc = new VirtualCursor(p(1, -1), new CursorRules(twoPerLedger, 1000));
         int n = 2_000_000;
-        vc.addPermits(n);
+        vc.sending.addPermits(n);
         AtomicReference<PositionImpl> lastSent = new AtomicReference<>();
         AtomicBoolean done = new AtomicBoolean();
         ExecutorService acker = Executors.newSingleThreadExecutor();
@@ -451,7 +451,7 @@ public class VirtualCursorTest {
         acker.shutdown();
         vc.acknowledgeCumulative(vc.highestSent());
         assertEquals(vc.acknowledged(), PositionImpl.get(n / 2, 1), "the last position sent, acknowledged");
-        assertEquals(vc.next(), x);
+        assertEquals(vc.sending.next(), x);
     }
 
     @Test(groups = "unit", timeOut = 10_000)
@@ -464,22 +464,22 @@ public class VirtualCursorTest {
         assertTrue(vc.lowerAcknowledged(equal) == equal, "an equal minimum is kept as it is");
         assertEquals(vc.lowerAcknowledged(p(1, 4)), p(1, 3));
         assertEquals(vc.lowerAcknowledged(null), p(1, 3));
-        assertEquals(vc.lowerNext(null), p(1, 6));
+        assertEquals(vc.sending.lowerNext(null), p(1, 6));
         PositionImpl higher = p(3, 0);
-        assertEquals(vc.lowerNext(higher), p(1, 6));
-        assertTrue(vc.lowerNext(lower) == lower);
-        assertEquals(vc.compareNextTo(p(1, 6)), 0);
-        assertTrue(vc.compareNextTo(p(3, 0)) < 0 && vc.compareNextTo(p(1, 5)) > 0);
-        assertEquals(vc.nextLedger(), 1);
-        assertEquals(vc.nextEntry(), 6);
+        assertEquals(vc.sending.lowerNext(higher), p(1, 6));
+        assertTrue(vc.sending.lowerNext(lower) == lower);
+        assertEquals(vc.sending.compareNextTo(p(1, 6)), 0);
+        assertTrue(vc.sending.compareNextTo(p(3, 0)) < 0 && vc.sending.compareNextTo(p(1, 5)) > 0);
+        assertEquals(vc.sending.nextLedger(), 1);
+        assertEquals(vc.sending.nextEntry(), 6);
     }
 
     /** A client may send any number of flows: permits saturate instead of wrapping to a negative count. */
     @Test(groups = "unit", timeOut = 10_000)
     public void permitsSaturateAtTheLargestInt() {
         VirtualCursor vc = new VirtualCursor(p(1, -1), RULES);
-        vc.addPermits(Integer.MAX_VALUE);
-        vc.addPermits(Integer.MAX_VALUE);
-        assertEquals(vc.permits(), Integer.MAX_VALUE);
+        vc.sending.addPermits(Integer.MAX_VALUE);
+        vc.sending.addPermits(Integer.MAX_VALUE);
+        assertEquals(vc.sending.permits(), Integer.MAX_VALUE);
     }
 }

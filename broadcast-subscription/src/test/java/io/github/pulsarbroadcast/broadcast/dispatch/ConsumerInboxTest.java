@@ -40,7 +40,7 @@ public class ConsumerInboxTest {
         while (world.runOne()) {
             // the inbox's task
         }
-        assertEquals(bc.cursor.permits(), 10_000, "every permit applied, once");
+        assertEquals(bc.cursor.sending.permits(), 10_000, "every permit applied, once");
         assertEquals(bc.epoch, 99, "the highest epoch asked for");
         engine.flow(bc, 7);
         assertEquals(world.queued(), 1, "a flow after the task ran queues a task again");

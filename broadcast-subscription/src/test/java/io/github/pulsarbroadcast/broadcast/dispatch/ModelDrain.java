@@ -95,7 +95,7 @@ final class ModelDrain {
             if (s.credit <= 0 || !s.inbox.isEmpty()) {
                 continue;
             }
-            for (PositionImpl q : ledger.between(ledger.previous(s.bc.cursor.next()), end)) {
+            for (PositionImpl q : ledger.between(ledger.previous(s.bc.cursor.sending.next()), end)) {
                 if (!ledger.transactions.isWithheld(q) && !s.bc.cursor.isIndividuallyAcknowledged(q)) {
                     throw model.fail(s.id.name + " has " + s.credit + " permits and was not sent " + q
                             + ", readable, while nothing else was left to do (engine " + s.bc + ", state "

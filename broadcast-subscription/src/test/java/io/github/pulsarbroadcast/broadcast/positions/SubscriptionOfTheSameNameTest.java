@@ -9,6 +9,14 @@ import static org.testng.Assert.assertTrue;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.apache.pulsar.metadata.api.GetResult;
+import org.apache.pulsar.metadata.api.extended.MetadataStoreExtended;
+import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore;
+import org.apache.pulsar.metadata.impl.FaultInjectionMetadataStore.OperationType;
 import org.testng.annotations.Test;
 
 /**
@@ -138,5 +146,152 @@ public class SubscriptionOfTheSameNameTest extends InMemoryMetadata {
         assertFalse(again.isFenced());
         assertEquals(store().load().get().positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(9))),
                 "the new subscription's own, on its next owner");
+    }
+
+    /**
+     * Regression (forty-sixth session; the forty-fifth's note left it): the earlier subscription's removal by its
+     * owner read its own head, a subscription of the same name was created just then (its cursor, its head), and the
+     * removal that followed deleted the new head; the new subscription's store then stopped saving for as long as its
+     * broker owned the topic (a crash then cost every consumer away its saved position).
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aRemovalRacingTheNewSubscriptionsCreationDoesNotStopItsSaves() throws Exception {
+        createCursor();
+        RacingStore racing = new RacingStore(metadata);
+        MetadataPositionStore earlier = new MetadataPositionStore(racing, "t/ns/persistent/topic", "fleet",
+                "[t][fleet]", 100);
+        earlier.load().get();
+        earlier.save(positions(5), null, false).get();
+        metadata.delete(CURSOR, Optional.empty()).get(); // unsubscribe
+        MetadataPositionStore again = store();
+        racing.after(OperationType.GET, earlier.path(), () -> createdAgain(again));
+
+        earlier.delete().get();
+
+        assertSavesAgain(again);
+    }
+
+    /** As above, the removal by {@link CursorDeletions} (any broker, on the cursor's deletion). */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aCursorDeletionRacingTheNewSubscriptionsCreationDoesNotStopItsSaves() throws Exception {
+        createCursor();
+        MetadataPositionStore earlier = store();
+        earlier.load().get();
+        earlier.save(positions(5), null, false).get();
+        metadata.delete(CURSOR, Optional.empty()).get();
+        MetadataPositionStore again = store();
+        RacingStore racing = new RacingStore(metadata);
+        racing.after(OperationType.EXISTS, CURSOR, () -> createdAgain(again));
+
+        new CursorDeletions(racing).cursorDeleted(CURSOR).get();
+
+        assertSavesAgain(again);
+    }
+
+    /**
+     * The other side of the two tests above (a review of their fix): a store whose head vanished writes it again only
+     * for the cursor its load read. Here the topic was deleted (stock then never deletes the subscription, so its
+     * store is not told) and a subscription of the same name created again; the earlier store's late save must not
+     * create a head the new subscription would load as its own.
+     */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void anEarlierSubscriptionsStoreDoesNotWriteAHeadForTheCursorCreatedAgain() throws Exception {
+        createCursor();
+        MetadataPositionStore earlier = store();
+        earlier.load().get();
+        earlier.save(positions(5), null, false).get();
+        long firstCursor = metadata.get(CURSOR).get().orElseThrow().getStat().getCreationTimestamp();
+        metadata.delete(CURSOR, Optional.empty()).get();
+        assertTrue(new CursorDeletions(metadata).cursorDeleted(CURSOR).get());
+        await().atMost(Duration.ofSeconds(5)).until(() -> System.currentTimeMillis() > firstCursor);
+        createCursor(); // the new subscription, not installed yet
+
+        assertSavesNoMore(earlier);
+    }
+
+    /** As above, for this subscription's own cursor on a broker that cannot say it owns the topic. */
+    @Test(groups = "unit", timeOut = 60_000)
+    public void aStoreThatCannotTellItOwnsTheTopicDoesNotWriteItsHeadAgain() throws Exception {
+        createCursor();
+        MetadataPositionStore owner = new MetadataPositionStore(metadata, "t/ns/persistent/topic", "fleet",
+                "[t][fleet]", 100, new ChunkReads(), () -> CompletableFuture.failedFuture(
+                        new IllegalStateException("simulated: no bundle for the topic")));
+        owner.load().get();
+        owner.save(positions(5), null, false).get();
+        metadata.deleteRecursive(owner.path()).get();
+
+        assertSavesNoMore(owner);
+    }
+
+    /** {@code store}'s saves fail from now on, and no head is written. */
+    private void assertSavesNoMore(MetadataPositionStore store) throws Exception {
+        try {
+            store.save(positions(6), null, false).get(); // finds the head gone
+        } catch (ExecutionException expected) {
+            // the conditional write fails
+        }
+        await().atMost(Duration.ofSeconds(10)).until(store::isFenced);
+        ExecutionException e = org.testng.Assert.expectThrows(ExecutionException.class,
+                () -> store.save(positions(7), null, false).get());
+        assertTrue(e.getCause() instanceof PositionStore.NotSaved, e.toString());
+        assertFalse(metadata.exists(store.path()).get(), "no head written");
+    }
+
+    /** The subscription created again: its cursor, then what the installer does, then a first save. */
+    private CompletableFuture<Void> createdAgain(MetadataPositionStore again) {
+        return metadata.put(CURSOR, new byte[] {1}, Optional.of(-1L))
+                .thenCompose(stat -> again.discard())
+                .thenCompose(v -> again.save(positions(9), null, false));
+    }
+
+    /** {@code again}'s saves land again (the first after the head vanished may fail) and its next owner reads them. */
+    private void assertSavesAgain(MetadataPositionStore again) throws Exception {
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try {
+                again.save(positions(11), null, false).get();
+                return true;
+            } catch (ExecutionException e) {
+                return false;
+            }
+        });
+        assertFalse(again.isFenced());
+        assertEquals(store().load().get().positions, SnapshotCodec.decode(SnapshotCodec.encode(positions(11))));
+    }
+
+    /**
+     * A metadata store that, once, runs a racing operation after one operation on one path has completed and before
+     * its caller hears of it.
+     *
+     * <p>Threading: {@link #armed} is an atomic reference; the race runs on the thread that completed the operation.
+     */
+    private static final class RacingStore extends FaultInjectionMetadataStore {
+        private final AtomicReference<Object[]> armed = new AtomicReference<>();
+
+        RacingStore(MetadataStoreExtended store) {
+            super(store);
+        }
+
+        void after(OperationType op, String path, Supplier<CompletableFuture<?>> race) {
+            armed.set(new Object[] {op, path, race});
+        }
+
+        @Override
+        public CompletableFuture<Optional<GetResult>> get(String path) {
+            return race(OperationType.GET, path, super.get(path));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> exists(String path) {
+            return race(OperationType.EXISTS, path, super.exists(path));
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> CompletableFuture<T> race(OperationType op, String path, CompletableFuture<T> done) {
+            Object[] a = armed.get();
+            if (a == null || a[0] != op || !a[1].equals(path) || !armed.compareAndSet(a, null)) {
+                return done;
+            }
+            return done.thenCompose(v -> ((Supplier<CompletableFuture<?>>) a[2]).get().thenApply(x -> v));
+        }
     }
 }
