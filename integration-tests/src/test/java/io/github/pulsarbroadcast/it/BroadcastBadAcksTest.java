@@ -298,6 +298,30 @@ public class BroadcastBadAcksTest extends BroadcastTestBase {
         }
     }
 
+    /**
+     * Regression (forty-sixth session, a review of the connection code): an ack that reached stock's path (a consumer
+     * id the connection's routing lost when two attaches of one id overlapped) was applied to the subscription's
+     * shared cursor, which moved past what the other consumers had not received. Called here as stock calls it.
+     */
+    @Test(groups = "integration", timeOut = 120_000)
+    public void aStockAcknowledgementOfTheSubscriptionMovesNothing() throws Exception {
+        String topic = newTopic("stock-ack");
+        Consumer<String> fast = broadcastConsumer(topic, "fleet", "fast");
+        Consumer<String> slow = broadcastConsumer(topic, "fleet", "slow");
+        try (Producer<String> producer = producer(topic)) {
+            List<String> sent = publish(producer, "m", 3);
+            takeAndAck(fast, 3, 3);
+            PositionImpl markDeletedBefore = markDeleted(topic, "fleet");
+            brokerSubscription(topic, "fleet").acknowledgeMessage(List.of(lastConfirmed(topic)), AckType.Cumulative,
+                    Collections.emptyMap());
+            await("the mark-delete stays before what 'slow' has not acknowledged").during(Duration.ofSeconds(1))
+                    .atMost(Duration.ofSeconds(10)).until(() -> markDeleted(topic, "fleet").equals(markDeletedBefore));
+            assertEquals(receive(slow, 3), sent);
+        } finally {
+            closeAll(List.of(fast, slow));
+        }
+    }
+
     private Consumer<String> ackReceiptConsumer(String topic, String subscription, String name)
             throws PulsarClientException {
         return Broadcast.configure(client.newConsumer(Schema.STRING)).topic(topic).subscriptionName(subscription)

@@ -82,7 +82,7 @@ public class BroadcastProxiedSubscribeTest extends TokenAuthTestBase {
     }
 
     /** SUBSCRIBE (Failover, with the broadcast key or without) and the broker's answer: SUCCESS or ERROR and why. */
-    private static String subscribe(RawProtocolConnection c, String topic, String subscription, boolean broadcast,
+    static String subscribe(RawProtocolConnection c, String topic, String subscription, boolean broadcast,
             long id) throws IOException {
         Map<String, String> properties = broadcast ? Map.of(BroadcastMode.KEY, BroadcastMode.BROADCAST) : Map.of();
         c.send(Commands.newSubscribe(topic, subscription, id, id, SubType.Failover, 0, "proxied-" + id, true, null,

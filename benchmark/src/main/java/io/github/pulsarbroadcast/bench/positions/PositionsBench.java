@@ -102,7 +102,7 @@ public final class PositionsBench implements Callable<Integer> {
         int n = 0;
         for (SavedPosition p : positions) {
             n += VirtualCursor.restored(PositionImpl.get(p.ackedLedger(), p.ackedEntry()), p.ranges(), rules)
-                    .permits() == 0 ? 1 : 0;
+                    .sending.permits() == 0 ? 1 : 0;
         }
         return n;
     }

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
 import org.apache.pulsar.broker.PulsarService;
 import org.apache.pulsar.broker.service.ServerCnx;
@@ -235,10 +234,14 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         return preparation.loadedSubscription(topicName, subscription) instanceof BroadcastSubscription;
     }
 
-    /** Authorizes a CONSUME on the topic exactly as the stock subscribe path does (proxy roles included). */
+    /**
+     * Authorizes a CONSUME on the topic exactly as the stock subscribe path does (proxy roles included): the
+     * connection's role with the connection's own data ({@code getAuthData}; {@code getAuthenticationData} is the
+     * proxied client's when a proxy forwarded it: a review, forty-sixth session).
+     */
     private CompletableFuture<Boolean> authorizeConsume(TopicName topicName, String subscription) {
         return ConsumeAuthorization.check(getBrokerService(), topicName, subscription, getAuthRole(),
-                getAuthenticationData(), getOriginalPrincipal(), getOriginalAuthData());
+                getAuthData(), getOriginalPrincipal(), getOriginalAuthData());
     }
 
     /**
@@ -364,26 +367,20 @@ public class BroadcastServerCnx extends ServerCnx implements ConsumerConnection 
         AckCopy copy = AckCopy.of(ack);
         // Acks need no ordering: a random thread, never behind the dispatch work of any subscription. The gate
         // bounds how many wait (see AckGate).
-        ackGate.submitted();
-        try {
-            service.executor().executeUnordered(() -> {
-                try {
-                    copy.applyTo(bc, this);
-                } finally {
-                    ackGate.applied();
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // The executor shuts down, or a bounded queue is full: applied here, and the gate told (it would hold the
-            // connection's reads).
-            ackGate.applied();
-            copy.applyTo(bc, this);
-        }
+        ackGate.submit(() -> copy.applyTo(bc, this), service.executor()::executeUnordered);
     }
 
+    /**
+     * A seek of a broadcast consumer is refused: it would reset the subscription for every consumer. Asked of the
+     * routing and of stock's consumer, whose subscription says it too when the routing lost the id (two attaches of
+     * one id overlapping: a review, forty-sixth session).
+     */
     @Override
     protected void handleSeek(CommandSeek seek) {
-        if (broadcastConsumers.containsKey(seek.getConsumerId())) {
+        CompletableFuture<org.apache.pulsar.broker.service.Consumer> stock = getConsumers().get(seek.getConsumerId());
+        if (broadcastConsumers.containsKey(seek.getConsumerId()) || (stock != null && stock.isDone()
+                && !stock.isCompletedExceptionally()
+                && stock.join().getSubscription() instanceof BroadcastSubscription)) {
             getCommandSender().sendErrorResponse(seek.getRequestId(), ServerError.NotAllowedError,
                     "Seek is not supported on a broadcast subscription: it would move every consumer; use"
                             + " 'pulsar-admin topics reset-cursor' to move the whole subscription");

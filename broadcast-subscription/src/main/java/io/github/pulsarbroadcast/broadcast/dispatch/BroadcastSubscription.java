@@ -54,6 +54,8 @@ public final class BroadcastSubscription extends PersistentSubscription
     private final ConsumerListingSource listing = new ConsumerListingSource(this);
     /** Whether {@link #closeIfOrphaned} logged (once per subscription); volatile (the scheduler and an installer). */
     private volatile boolean orphanLogged;
+    /** Whether {@link #acknowledgeMessage} logged its WARN (once per subscription); volatile (any ack thread). */
+    private volatile boolean ackRefusalLogged;
 
     BroadcastSubscription(PersistentTopic topic, String name, ManagedCursor cursor, Map<String, String> properties,
                           BroadcastService service, SubscriptionStart start) {
@@ -267,7 +269,25 @@ public final class BroadcastSubscription extends PersistentSubscription
 
     /** Moves the durable mark-delete position to {@code position} through the stock acknowledgement path. */
     void markDeleteUpTo(PositionImpl position) {
-        acknowledgeMessage(Collections.<Position>singletonList(position), AckType.Cumulative, Collections.emptyMap());
+        super.acknowledgeMessage(Collections.<Position>singletonList(position), AckType.Cumulative,
+                Collections.emptyMap());
+    }
+
+    /**
+     * Refused: the shared cursor moves only with the lowest position of all consumers ({@link #markDeleteUpTo}).
+     * Stock reaches this with an ack of a consumer the connection's routing does not know (two attaches of one id
+     * overlapping, a review of the forty-sixth session): applied, it moved the cursor past what the other consumers
+     * had not received. The ack is dropped; that consumer gets those messages again on a redelivery or reconnect.
+     */
+    @Override
+    public void acknowledgeMessage(List<Position> positions, AckType ackType, Map<String, Long> properties) {
+        if (!ackRefusalLogged) {
+            ackRefusalLogged = true;
+            log.warn("[{}][{}] A stock acknowledgement reached the broadcast subscription; dropped (it would move every"
+                    + " consumer). Further ones are logged at DEBUG", topicName, subName);
+        } else if (log.isDebugEnabled()) {
+            log.debug("[{}][{}] A stock acknowledgement dropped: {} {}", topicName, subName, ackType, positions);
+        }
     }
 
     /** Whether {@code currentConsumers} already reaches the topic's {@code maxConsumersPerSubscription} policy. */

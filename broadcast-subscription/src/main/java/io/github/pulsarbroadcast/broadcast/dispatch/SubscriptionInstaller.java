@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.apache.bookkeeper.mledger.impl.ManagedLedgerImpl;
 import org.apache.pulsar.broker.namespace.NamespaceService;
+import org.apache.pulsar.broker.service.BrokerServiceException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NamingException;
 import org.apache.pulsar.broker.service.BrokerServiceException.NotAllowedException;
 import org.apache.pulsar.broker.service.BrokerServiceException.SubscriptionBusyException;
@@ -60,7 +61,19 @@ public final class SubscriptionInstaller {
      * and one busy or changing (a race that the next attempt resolves).
      */
     static final Predicate<Throwable> SHARED_FAILURES = e -> !(e instanceof SubscriptionNotFoundException)
-            && !(e instanceof SubscriptionBusyException);
+            && !(e instanceof SubscriptionBusyException) && !(e instanceof SubscriptionChanging);
+
+    /**
+     * The subscription changed under every attempt of an installation (another subscribe or an admin call replaced
+     * it meanwhile): retriable. Stock answers it as not ready, which the clients retry; a {@code
+     * SubscriptionBusyException} (the first version) is answered as a busy consumer, which fails a Java client's first
+     * subscribe at once (a review, forty-sixth session).
+     */
+    static final class SubscriptionChanging extends BrokerServiceException.SubscriptionFencedException {
+        SubscriptionChanging() {
+            super("Subscription is changing, retry");
+        }
+    }
 
     /** Installations under way, by topic and subscription. */
     private final InstallFlights installing = new InstallFlights(SHARED_FAILURES);
@@ -224,7 +237,7 @@ public final class SubscriptionInstaller {
                 return CompletableFuture.failedFuture(new SubscriptionNotFoundException("Subscription was removed"));
             }
         }
-        return CompletableFuture.failedFuture(new SubscriptionBusyException("Subscription is changing, retry"));
+        return CompletableFuture.failedFuture(new SubscriptionChanging());
     }
 
     /**

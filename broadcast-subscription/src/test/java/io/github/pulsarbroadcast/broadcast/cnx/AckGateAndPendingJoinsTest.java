@@ -93,6 +93,26 @@ public class AckGateAndPendingJoinsTest {
         assertEquals(pauses.sum(), 2L, "resumed, then closed again: a second pause");
     }
 
+    /** An ack the executor runs is counted until it is applied; one it refuses is applied at once, and not counted. */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void submittedAcksAreCountedUntilAppliedAndARefusedOneIsAppliedHere() {
+        FakeReads reads = new FakeReads();
+        AckGate gate = new AckGate(10, reads, new LongAdder());
+        List<Runnable> queued = new ArrayList<>();
+        List<String> applied = new ArrayList<>();
+        gate.submit(() -> applied.add("a"), queued::add);
+        assertEquals(gate.waiting(), 1, "waits on the executor");
+        assertTrue(applied.isEmpty());
+        gate.submit(() -> applied.add("b"), task -> {
+            throw new java.util.concurrent.RejectedExecutionException("simulated: shutting down");
+        });
+        assertEquals(applied, List.of("b"), "refused: applied here");
+        assertEquals(gate.waiting(), 1, "and not left counted");
+        queued.forEach(Runnable::run);
+        assertEquals(applied, List.of("b", "a"));
+        assertEquals(gate.waiting(), 0);
+    }
+
     @Test(groups = "unit", timeOut = 10_000)
     public void pendingJoinsAreTakenOnceAndForgotten() {
         PendingJoins joins = new PendingJoins(id -> true);

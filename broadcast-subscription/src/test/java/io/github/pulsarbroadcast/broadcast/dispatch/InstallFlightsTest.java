@@ -55,7 +55,8 @@ public class InstallFlightsTest {
 
     @Test(groups = "unit", timeOut = 10_000)
     public void waitersLookAgainAfterAnyOtherOutcome() {
-        for (Throwable outcome : new Throwable[] {null, new SubscriptionBusyException("changing, retry"),
+        for (Throwable outcome : new Throwable[] {null, new SubscriptionBusyException("in use"),
+                new SubscriptionInstaller.SubscriptionChanging(),
                 new SubscriptionNotFoundException("Subscription does not exist")}) {
             again.set(0);
             CompletableFuture<Void> first = new CompletableFuture<>();
@@ -113,5 +114,20 @@ public class InstallFlightsTest {
 
     private static CompletableFuture<Void> fail(String why) {
         throw new AssertionError(why);
+    }
+
+    /**
+     * An installation whose every attempt found the subscription changed answers as stock answers a fenced
+     * subscription: not ready, which clients retry. Regression (forty-sixth session, a review): it answered as a
+     * busy consumer ({@code SubscriptionBusyException}), which fails a Java client's first subscribe at once.
+     */
+    @Test(groups = "unit", timeOut = 10_000)
+    public void aSubscriptionThatKeptChangingIsAnsweredAsRetriable() {
+        assertEquals(org.apache.pulsar.broker.service.BrokerServiceException.getClientErrorCode(
+                new SubscriptionInstaller.SubscriptionChanging()),
+                org.apache.pulsar.common.api.proto.ServerError.ServiceNotReady);
+        assertEquals(org.apache.pulsar.broker.service.BrokerServiceException.getClientErrorCode(
+                new SubscriptionBusyException("the first version")),
+                org.apache.pulsar.common.api.proto.ServerError.ConsumerBusy, "what it answered before");
     }
 }
