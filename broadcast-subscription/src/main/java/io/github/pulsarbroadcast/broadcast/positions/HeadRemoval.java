@@ -26,7 +26,8 @@ final class HeadRemoval {
      * written its own, which must stay (regression, twenty-seventh session). A head {@code writerId} never wrote is
      * left to {@link CursorDeletions}, which removes it once the cursor is gone. A new subscription's head created
      * between the read and the deletion is still deleted; its store writes it again at its next save ({@code
-     * MetadataPositionStore#headGone}).
+     * MetadataPositionStore#headGone}), on a metadata store that keeps creation times (ZooKeeper does; Pulsar
+     * 2.10's etcd store reports 0, and that store then stops saving as before the fix).
      */
     static CompletableFuture<Void> deleteOwn(MetadataStore store, String path, long writerId, String logName) {
         return store.get(path).thenCompose(head -> {
