@@ -43,7 +43,10 @@ public class BroadcastLifecycleAndStatsTest extends BroadcastTestBase {
         assertEquals(dispatcher.getConsumers().size(), 3);
         closeAll(consumers);
         assertTrue(dispatcher.getConsumers().isEmpty());
-        // Their virtual cursors are kept for a reconnect, then dropped.
+        // Their virtual cursors are kept for a reconnect (at least the one closed last, milliseconds ago, within the
+        // 1-s retention: the check that they are kept was missing, a read-only audit of the tests, forty-sixth
+        // session), then dropped.
+        assertTrue(dispatcher.parkedCount() > 0, "kept for a reconnect");
         await().atMost(Duration.ofSeconds(10)).until(() -> dispatcher.parkedCount() == 0);
         assertEquals(brokerTopic(topic).getNumberOfConsumers(), 0);
     }

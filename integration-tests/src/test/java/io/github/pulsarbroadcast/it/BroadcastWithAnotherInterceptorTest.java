@@ -84,7 +84,8 @@ public class BroadcastWithAnotherInterceptorTest extends BroadcastTestBase {
         MessageIdImpl lastId = (MessageIdImpl) last;
         PositionImpl lastPosition = PositionImpl.get(lastId.getLedgerId(), lastId.getEntryId());
         await("every broadcast ack applied").atMost(Duration.ofSeconds(20)).until(() ->
-                brokerSubscription(topic, "fleet").getConsumers().stream().allMatch(c ->
+                !brokerSubscription(topic, "fleet").getConsumers().isEmpty() // not vacuous (an audit, 46th session)
+                        && brokerSubscription(topic, "fleet").getConsumers().stream().allMatch(c ->
                         dispatcher(topic, "fleet").member(c).cursor().acknowledged().compareTo(lastPosition) >= 0));
         assertEquals(CountingInterceptor.acked("fleet"), 0, "design.md: broadcast acks are not passed on");
     }

@@ -74,11 +74,7 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         old.save(positions(50, 1), null, false).get();
         MetadataPositionStore owner = store(metadata, 100);
         assertEquals(owner.load().get().positions.size(), 50);
-        try {
-            old.save(positions(50, 2), null, false).get();
-        } catch (Exception expected) {
-            // the conditional head write fails
-        }
+        expectThrows(ExecutionException.class, () -> old.save(positions(50, 2), null, false).get()); // conditional
         org.awaitility.Awaitility.await().until(old::isFenced);
         // A save the fenced store skips fails, so that a reset does not answer success with nothing saved (a review,
         // forty-fifth session: it completed as if saved); the one on close has nothing to do.
@@ -105,11 +101,8 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         MetadataPositionStore owner = store(metadata, 100);
         owner.load().get();
         owner.save(positions(50, 2), null, false).get(); // the owner's head points to the other one
-        try {
-            stale.save(positions(50, 9), null, false).get(); // into the slot it thinks is free: the owner's
-        } catch (Exception expected) {
-            // fenced
-        }
+        // Into the slot it thinks is free, the owner's: it reads the head first and stands down.
+        expectThrows(ExecutionException.class, () -> stale.save(positions(50, 9), null, false).get());
         PositionStore.Loaded loaded = store(metadata, 100).load().get();
         assertTrue(loaded.found(), "the owner's snapshot is readable: " + loaded);
         assertEquals(loaded.positions.get(0).ackedEntry(), 2);
@@ -258,11 +251,9 @@ public class MetadataPositionStoreTest extends InMemoryMetadata {
         orphan.load().get();
         owner.save(positions(150, 9), null, false).get();
         assertFalse(owner.isFenced(), "the owner saves");
-        try { // small enough for the head itself (a stale writer's chunks could damage the owner's: class doc)
-            orphan.save(positions(1, 2), null, false).get();
-        } catch (Exception expected) {
-            // the conditional head write fails
-        }
+        // Small enough for the head itself (a stale writer's chunks could damage the owner's: class doc); the
+        // conditional head write fails.
+        expectThrows(ExecutionException.class, () -> orphan.save(positions(1, 2), null, false).get());
         org.awaitility.Awaitility.await().until(orphan::isFenced);
         assertEquals(store(metadata, 100).load().get().positions.get(0).ackedEntry(), 9);
     }

@@ -225,11 +225,8 @@ public class SubscriptionOfTheSameNameTest extends InMemoryMetadata {
 
     /** {@code store}'s saves fail from now on, and no head is written. */
     private void assertSavesNoMore(MetadataPositionStore store) throws Exception {
-        try {
-            store.save(positions(6), null, false).get(); // finds the head gone
-        } catch (ExecutionException expected) {
-            // the conditional write fails
-        }
+        org.testng.Assert.expectThrows(ExecutionException.class,
+                () -> store.save(positions(6), null, false).get()); // the conditional write finds the head gone
         await().atMost(Duration.ofSeconds(10)).until(store::isFenced);
         ExecutionException e = org.testng.Assert.expectThrows(ExecutionException.class,
                 () -> store.save(positions(7), null, false).get());
